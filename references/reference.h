@@ -1,0 +1,68 @@
+// The contract between hkcheck and a CPU reference: a reference reads the case's parameters and
+// input tensors (already rounded to their dtype, as the kernel sees them), and writes every
+// output tensor in double precision. Inout tensors arrive holding their initial values.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hk::ref {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixMap = Eigen::Map<RowMatrix>;
+using ConstMatrixMap = Eigen::Map<const RowMatrix>;
+
+struct Tensor {
+  std::string name;
+  std::string dtype;           // "f32", "bf16", ...
+  std::vector<int64_t> shape;  // row-major
+  std::vector<double> data;    // size == product of shape
+  int64_t numel() const { return static_cast<int64_t>(data.size()); }
+  int64_t dim(int i) const;    // shape[i]; negative i counts from the end
+};
+
+class Context {
+ public:
+  // Numeric parameter of the case (manifest params); throws std::runtime_error when absent.
+  double num(const std::string& name) const;
+  int64_t integer(const std::string& name) const;
+  // String parameter of the case (e.g. "mode": "neox").
+  std::string str(const std::string& name) const;
+  bool has(const std::string& name) const;
+
+  Tensor& tensor(const std::string& name);  // any role; throws when absent
+  // The tensor viewed as [numel / last_dim, last_dim] (or [rows, cols] if given).
+  MatrixMap matrix(const std::string& name);
+  MatrixMap matrix(const std::string& name, int64_t rows, int64_t cols);
+  // Rounds v to the named tensor's dtype (for references that model an intermediate store).
+  double round_to(const std::string& tensor_name, double v) const;
+
+  // Filled by hkcheck.
+  std::map<std::string, double> numbers;
+  std::map<std::string, std::string> strings;
+  std::map<std::string, Tensor> tensors;
+};
+
+using Function = std::function<void(Context&)>;
+
+// Registry from reference name (the manifest's "reference") to function.
+const Function* find(const std::string& name);
+std::vector<std::string> names();
+
+struct Registrar {
+  Registrar(const char* name, Function fn);
+};
+
+}  // namespace hk::ref
+
+// Defines and registers a reference: HK_REFERENCE(rmsnorm) { auto x = ctx.matrix("x"); ... }
+#define HK_REFERENCE(name)                                                 \
+  static void hk_reference_##name(::hk::ref::Context& ctx);               \
+  static const ::hk::ref::Registrar hk_registrar_##name(#name, hk_reference_##name); \
+  static void hk_reference_##name(::hk::ref::Context& ctx)

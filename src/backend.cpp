@@ -1,0 +1,80 @@
+#include "backend.h"
+
+#include "prelude_sources.h"
+
+namespace hk {
+
+#ifdef HKCHECK_WITH_CUDA
+std::unique_ptr<Backend> open_cuda_backend(int device);
+#endif
+#ifdef HKCHECK_WITH_HIP
+std::unique_ptr<Backend> open_hip_backend(int device);
+#endif
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+#ifdef HKCHECK_WITH_CUDA
+  names.push_back("cuda");
+#endif
+#ifdef HKCHECK_WITH_HIP
+  names.push_back("hip");
+#endif
+  return names;
+}
+
+std::unique_ptr<Backend> open_backend(const std::string& name, int device) {
+#ifdef HKCHECK_WITH_CUDA
+  if (name == "cuda") return open_cuda_backend(device);
+#endif
+#ifdef HKCHECK_WITH_HIP
+  if (name == "hip") return open_hip_backend(device);
+#endif
+  throw BackendUnavailable("backend '" + name + "' is not built into this hkcheck (built: " +
+                           [] {
+                             std::string s;
+                             for (const auto& n : backend_names()) s += (s.empty() ? "" : ", ") + n;
+                             return s.empty() ? std::string("none") : s;
+                           }() + ")");
+}
+
+const std::vector<std::pair<std::string, std::string>>& prelude_headers() {
+  static const std::vector<std::pair<std::string, std::string>> headers = {
+      {"hkcheck.h", kPreludeHkcheck},
+      {"hk_minifloat.h", kPreludeMinifloat},
+  };
+  return headers;
+}
+
+void to_json(nlohmann::json& j, const DeviceInfo& d) {
+  j = {{"backend", d.backend},
+       {"name", d.name},
+       {"arch", d.arch},
+       {"driver_version", d.driver_version},
+       {"runtime_version", d.runtime_version},
+       {"max_threads_per_block", d.max_threads_per_block},
+       {"max_block", d.max_block},
+       {"max_grid", d.max_grid},
+       {"shared_per_block", d.shared_per_block},
+       {"shared_per_block_optin", d.shared_per_block_optin},
+       {"total_memory", d.total_memory},
+       {"multiprocessors", d.multiprocessors},
+       {"warp_size", d.warp_size}};
+}
+
+void from_json(const nlohmann::json& j, DeviceInfo& d) {
+  d.backend = j.at("backend");
+  d.name = j.at("name");
+  d.arch = j.at("arch");
+  d.driver_version = j.at("driver_version");
+  d.runtime_version = j.at("runtime_version");
+  d.max_threads_per_block = j.at("max_threads_per_block");
+  d.max_block = j.at("max_block");
+  d.max_grid = j.at("max_grid");
+  d.shared_per_block = j.at("shared_per_block");
+  d.shared_per_block_optin = j.at("shared_per_block_optin");
+  d.total_memory = j.at("total_memory");
+  d.multiprocessors = j.at("multiprocessors");
+  d.warp_size = j.at("warp_size");
+}
+
+}  // namespace hk

@@ -1,0 +1,95 @@
+// The seam between hkcheck and a GPU vendor: device information, run-time compilation, module
+// loading, buffers, launch and synchronisation. One file per vendor implements it
+// (backends/cuda_backend.cpp, backends/hip_backend.cpp); vendor libraries are loaded at run time,
+// so the binary starts on machines without them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hk {
+
+struct DeviceInfo {
+  std::string backend;          // "cuda", "hip"
+  std::string name;             // "NVIDIA H100 80GB HBM3"
+  std::string arch;             // "sm_90", "gfx942"
+  std::string driver_version;   // as the driver reports it
+  std::string runtime_version;  // runtime / run-time compiler version
+  int64_t max_threads_per_block = 0;
+  std::array<int64_t, 3> max_block{0, 0, 0};
+  std::array<int64_t, 3> max_grid{0, 0, 0};
+  int64_t shared_per_block = 0;        // without opting in
+  int64_t shared_per_block_optin = 0;  // the most a kernel may ask for
+  int64_t total_memory = 0;
+  int64_t multiprocessors = 0;
+  int64_t warp_size = 0;
+};
+void to_json(nlohmann::json& j, const DeviceInfo& d);
+void from_json(const nlohmann::json& j, DeviceInfo& d);
+
+// A failed API call. sticky: the device context is unusable afterwards (a kernel fault); only a
+// new process gets a working one.
+struct BackendError : std::runtime_error {
+  BackendError(const std::string& what, bool is_sticky) : std::runtime_error(what), sticky(is_sticky) {}
+  bool sticky;
+};
+// The vendor library or a device is missing: the backend cannot be used on this machine.
+struct BackendUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The compiled module has no function of the requested name.
+struct MissingEntry : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CompileOutput {
+  bool ok = false;
+  std::string binary;  // cubin / code object
+  std::string log;     // the compiler's log, warnings included
+};
+
+struct KernelAttributes {
+  int64_t max_threads_per_block = 0;  // after register allocation
+  int64_t static_shared_bytes = 0;
+  int64_t registers = 0;
+};
+
+class Backend {
+ public:
+  using Kernel = void*;
+  virtual ~Backend() = default;
+
+  virtual const DeviceInfo& device() const = 0;
+  // Compiles one source with the in-memory prelude headers; options are compiler flags.
+  virtual CompileOutput compile(const std::string& source, const std::string& source_name,
+                                const std::vector<std::string>& options) = 0;
+  // Throws MissingEntry when the module lacks entry, BackendError otherwise.
+  virtual Kernel load(const std::string& binary, const std::string& entry) = 0;
+  virtual KernelAttributes attributes(Kernel k) = 0;
+  // Opts the kernel in to more dynamic shared memory than the default per-block amount.
+  virtual void allow_dynamic_shared(Kernel k, int64_t bytes) = 0;
+
+  virtual uint64_t alloc(size_t bytes) = 0;
+  virtual void free(uint64_t ptr) = 0;
+  virtual void upload(uint64_t dst, const void* src, size_t bytes) = 0;
+  virtual void download(void* dst, uint64_t src, size_t bytes) = 0;
+
+  virtual void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
+                      int64_t shared_bytes, void** args) = 0;
+  virtual void synchronize() = 0;
+};
+
+// Opens the named backend ("cuda" or "hip") on device index; throws BackendUnavailable.
+std::unique_ptr<Backend> open_backend(const std::string& name, int device);
+// Backends compiled into this binary, in the order "auto" tries them.
+std::vector<std::string> backend_names();
+
+// The in-memory headers every kernel may include: {name, contents}.
+const std::vector<std::pair<std::string, std::string>>& prelude_headers();
+
+}  // namespace hk

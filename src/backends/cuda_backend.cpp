@@ -1,0 +1,291 @@
+// NVIDIA backend: CUDA driver API + NVRTC, both loaded with dlopen. Every call's result is
+// checked; a failure names the call and carries the driver's own error text.
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "backend.h"
+#include "dynlib.h"
+
+namespace hk {
+namespace {
+
+// The CUDA installation's library folder, for when LD_LIBRARY_PATH does not name it.
+std::vector<std::string> nvrtc_candidates() {
+  std::vector<std::string> names = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
+  std::vector<std::string> dirs;
+  if (const char* p = std::getenv("CUDA_PATH")) dirs.push_back(std::string(p) + "/lib64/");
+  if (const char* p = std::getenv("CUDA_HOME")) dirs.push_back(std::string(p) + "/lib64/");
+  dirs.push_back("/usr/local/cuda/lib64/");
+  std::vector<std::string> all = names;
+  for (const auto& d : dirs)
+    for (const auto& n : names) all.push_back(d + n);
+  return all;
+}
+
+// Driver errors after which the context is unusable: faults raised by a running kernel.
+bool is_sticky(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device_index) {
+    cuda_ = DynLib::open({"libcuda.so.1", "libcuda.so"});
+    bind_driver();
+    const CUresult init = cuInit_(0);
+    if (init != CUDA_SUCCESS) throw BackendUnavailable("cuInit failed: " + error_text(init) + " (no NVIDIA GPU or driver?)");
+    int count = 0;
+    check(cuDeviceGetCount_(&count), "cuDeviceGetCount");
+    if (count == 0) throw BackendUnavailable("the CUDA driver sees no device");
+    if (device_index < 0 || device_index >= count)
+      throw BackendUnavailable(fmt::format("--device {} is out of range: the CUDA driver sees {} device(s)", device_index, count));
+    nvrtc_ = DynLib::open(nvrtc_candidates());
+    bind_nvrtc();
+    check(cuDeviceGet_(&dev_, device_index), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain_(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent_(ctx_), "cuCtxSetCurrent");
+    read_info();
+  }
+
+  ~CudaBackend() override {
+    for (CUmodule m : modules_) cuModuleUnload_(m);
+    if (ctx_) cuDevicePrimaryCtxRelease_(dev_);
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+
+  CompileOutput compile(const std::string& source, const std::string& source_name,
+                        const std::vector<std::string>& options) override {
+    std::vector<const char*> header_src, header_names;
+    for (const auto& [name, text] : prelude_headers()) {
+      header_names.push_back(name.c_str());
+      header_src.push_back(text.c_str());
+    }
+    nvrtcProgram prog = nullptr;
+    check_rtc(nvrtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
+                                  header_src.data(), header_names.data()),
+              "nvrtcCreateProgram");
+    std::vector<std::string> opts = {"--gpu-architecture=" + info_.arch, "-std=c++17", "-DHK_BACKEND_CUDA=1"};
+    opts.insert(opts.end(), options.begin(), options.end());
+    std::vector<const char*> argv;
+    for (const auto& o : opts) argv.push_back(o.c_str());
+    const nvrtcResult r = nvrtcCompileProgram_(prog, static_cast<int>(argv.size()), argv.data());
+    CompileOutput out;
+    size_t log_size = 0;
+    if (nvrtcGetProgramLogSize_(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+      out.log.resize(log_size);
+      nvrtcGetProgramLog_(prog, out.log.data());
+      out.log.resize(log_size - 1);
+    }
+    if (r == NVRTC_SUCCESS) {
+      size_t size = 0;
+      check_rtc(nvrtcGetCUBINSize_(prog, &size), "nvrtcGetCUBINSize");
+      out.binary.resize(size);
+      check_rtc(nvrtcGetCUBIN_(prog, out.binary.data()), "nvrtcGetCUBIN");
+      out.ok = true;
+    } else if (out.log.empty()) {
+      out.log = nvrtcGetErrorString_(r);
+    }
+    nvrtcDestroyProgram_(&prog);
+    return out;
+  }
+
+  Kernel load(const std::string& binary, const std::string& entry) override {
+    CUmodule mod = nullptr;
+    check(cuModuleLoadData_(&mod, binary.data()), "cuModuleLoadData");
+    modules_.push_back(mod);
+    CUfunction fn = nullptr;
+    const CUresult r = cuModuleGetFunction_(&fn, mod, entry.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND)
+      throw MissingEntry("the compiled module has no kernel named '" + entry +
+                         "' (is it declared HK_KERNEL, i.e. extern \"C\" __global__?)");
+    check(r, "cuModuleGetFunction(" + entry + ")");
+    return fn;
+  }
+
+  KernelAttributes attributes(Kernel k) override {
+    auto attr = [&](CUfunction_attribute a, const char* what) {
+      int v = 0;
+      check(cuFuncGetAttribute_(&v, a, static_cast<CUfunction>(k)), std::string("cuFuncGetAttribute(") + what + ")");
+      return static_cast<int64_t>(v);
+    };
+    return {attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"),
+            attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"), attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS")};
+  }
+
+  void allow_dynamic_shared(Kernel k, int64_t bytes) override {
+    check(cuFuncSetAttribute_(static_cast<CUfunction>(k), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)),
+          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  }
+
+  uint64_t alloc(size_t bytes) override {
+    CUdeviceptr p = 0;
+    check(cuMemAlloc_(&p, bytes ? bytes : 1), fmt::format("cuMemAlloc({} bytes)", bytes));
+    return p;
+  }
+  void free(uint64_t ptr) override { cuMemFree_(static_cast<CUdeviceptr>(ptr)); }
+  void upload(uint64_t dst, const void* src, size_t bytes) override {
+    if (bytes) check(cuMemcpyHtoD_(static_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
+  }
+  void download(void* dst, uint64_t src, size_t bytes) override {
+    if (bytes) check(cuMemcpyDtoH_(dst, static_cast<CUdeviceptr>(src), bytes), "cuMemcpyDtoH");
+  }
+
+  void launch(Kernel k, const std::array<int64_t, 3>& g, const std::array<int64_t, 3>& b, int64_t shared,
+              void** args) override {
+    check(cuLaunchKernel_(static_cast<CUfunction>(k), static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
+                          static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
+                          static_cast<unsigned>(b[2]), static_cast<unsigned>(shared), nullptr, args, nullptr),
+          "cuLaunchKernel");
+  }
+  void synchronize() override { check(cuCtxSynchronize_(), "cuCtxSynchronize"); }
+
+ private:
+  std::string error_text(CUresult r) const {
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (cuGetErrorName_) cuGetErrorName_(r, &name);
+    if (cuGetErrorString_) cuGetErrorString_(r, &text);
+    return fmt::format("{} ({}: {})", text ? text : "unknown error", name ? name : "?", static_cast<int>(r));
+  }
+  void check(CUresult r, const std::string& call) const {
+    if (r != CUDA_SUCCESS) throw BackendError(call + " failed: " + error_text(r), is_sticky(r));
+  }
+  void check_rtc(nvrtcResult r, const std::string& call) const {
+    if (r != NVRTC_SUCCESS) throw BackendError(call + " failed: " + nvrtcGetErrorString_(r), false);
+  }
+
+  void bind_driver() {
+    // Versioned names: cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2; dlsym needs the real symbol.
+    cuGetErrorName_ = cuda_->get<decltype(cuGetErrorName_)>("cuGetErrorName");
+    cuGetErrorString_ = cuda_->get<decltype(cuGetErrorString_)>("cuGetErrorString");
+    cuInit_ = cuda_->get<decltype(cuInit_)>("cuInit");
+    cuDriverGetVersion_ = cuda_->get<decltype(cuDriverGetVersion_)>("cuDriverGetVersion");
+    cuDeviceGetCount_ = cuda_->get<decltype(cuDeviceGetCount_)>("cuDeviceGetCount");
+    cuDeviceGet_ = cuda_->get<decltype(cuDeviceGet_)>("cuDeviceGet");
+    cuDeviceGetName_ = cuda_->get<decltype(cuDeviceGetName_)>("cuDeviceGetName");
+    cuDeviceGetAttribute_ = cuda_->get<decltype(cuDeviceGetAttribute_)>("cuDeviceGetAttribute");
+    cuDeviceTotalMem_ = cuda_->get<decltype(cuDeviceTotalMem_)>("cuDeviceTotalMem_v2");
+    cuDevicePrimaryCtxRetain_ = cuda_->get<decltype(cuDevicePrimaryCtxRetain_)>("cuDevicePrimaryCtxRetain");
+    cuDevicePrimaryCtxRelease_ = cuda_->get<decltype(cuDevicePrimaryCtxRelease_)>("cuDevicePrimaryCtxRelease_v2");
+    cuCtxSetCurrent_ = cuda_->get<decltype(cuCtxSetCurrent_)>("cuCtxSetCurrent");
+    cuCtxSynchronize_ = cuda_->get<decltype(cuCtxSynchronize_)>("cuCtxSynchronize");
+    cuModuleLoadData_ = cuda_->get<decltype(cuModuleLoadData_)>("cuModuleLoadData");
+    cuModuleUnload_ = cuda_->get<decltype(cuModuleUnload_)>("cuModuleUnload");
+    cuModuleGetFunction_ = cuda_->get<decltype(cuModuleGetFunction_)>("cuModuleGetFunction");
+    cuFuncGetAttribute_ = cuda_->get<decltype(cuFuncGetAttribute_)>("cuFuncGetAttribute");
+    cuFuncSetAttribute_ = cuda_->get<decltype(cuFuncSetAttribute_)>("cuFuncSetAttribute");
+    cuMemAlloc_ = cuda_->get<decltype(cuMemAlloc_)>("cuMemAlloc_v2");
+    cuMemFree_ = cuda_->get<decltype(cuMemFree_)>("cuMemFree_v2");
+    cuMemcpyHtoD_ = cuda_->get<decltype(cuMemcpyHtoD_)>("cuMemcpyHtoD_v2");
+    cuMemcpyDtoH_ = cuda_->get<decltype(cuMemcpyDtoH_)>("cuMemcpyDtoH_v2");
+    cuLaunchKernel_ = cuda_->get<decltype(cuLaunchKernel_)>("cuLaunchKernel");
+  }
+  void bind_nvrtc() {
+    nvrtcVersion_ = nvrtc_->get<decltype(nvrtcVersion_)>("nvrtcVersion");
+    nvrtcGetErrorString_ = nvrtc_->get<decltype(nvrtcGetErrorString_)>("nvrtcGetErrorString");
+    nvrtcCreateProgram_ = nvrtc_->get<decltype(nvrtcCreateProgram_)>("nvrtcCreateProgram");
+    nvrtcCompileProgram_ = nvrtc_->get<decltype(nvrtcCompileProgram_)>("nvrtcCompileProgram");
+    nvrtcDestroyProgram_ = nvrtc_->get<decltype(nvrtcDestroyProgram_)>("nvrtcDestroyProgram");
+    nvrtcGetProgramLogSize_ = nvrtc_->get<decltype(nvrtcGetProgramLogSize_)>("nvrtcGetProgramLogSize");
+    nvrtcGetProgramLog_ = nvrtc_->get<decltype(nvrtcGetProgramLog_)>("nvrtcGetProgramLog");
+    nvrtcGetCUBINSize_ = nvrtc_->get<decltype(nvrtcGetCUBINSize_)>("nvrtcGetCUBINSize");
+    nvrtcGetCUBIN_ = nvrtc_->get<decltype(nvrtcGetCUBIN_)>("nvrtcGetCUBIN");
+  }
+
+  void read_info() {
+    auto attr = [&](CUdevice_attribute a, const char* what) {
+      int v = 0;
+      check(cuDeviceGetAttribute_(&v, a, dev_), std::string("cuDeviceGetAttribute(") + what + ")");
+      return static_cast<int64_t>(v);
+    };
+    char name[256] = {};
+    check(cuDeviceGetName_(name, sizeof name, dev_), "cuDeviceGetName");
+    size_t mem = 0;
+    check(cuDeviceTotalMem_(&mem, dev_), "cuDeviceTotalMem");
+    int drv = 0, rtc_major = 0, rtc_minor = 0;
+    check(cuDriverGetVersion_(&drv), "cuDriverGetVersion");
+    check_rtc(nvrtcVersion_(&rtc_major, &rtc_minor), "nvrtcVersion");
+    const int64_t major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
+    const int64_t minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
+    info_.backend = "cuda";
+    info_.name = name;
+    info_.arch = fmt::format("sm_{}{}", major, minor);
+    info_.driver_version = fmt::format("CUDA driver {}.{}", drv / 1000, (drv % 1000) / 10);
+    info_.runtime_version = fmt::format("NVRTC {}.{}", rtc_major, rtc_minor);
+    info_.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
+    info_.max_block = {attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"), attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"),
+                       attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z")};
+    info_.max_grid = {attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "MAX_GRID_DIM_X"), attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "MAX_GRID_DIM_Y"),
+                      attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "MAX_GRID_DIM_Z")};
+    info_.shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK");
+    info_.shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
+    info_.total_memory = static_cast<int64_t>(mem);
+    info_.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT");
+    info_.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE, "WARP_SIZE");
+  }
+
+  std::unique_ptr<DynLib> cuda_, nvrtc_;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  std::vector<CUmodule> modules_;
+  DeviceInfo info_;
+
+  CUresult (*cuGetErrorName_)(CUresult, const char**) = nullptr;
+  CUresult (*cuGetErrorString_)(CUresult, const char**) = nullptr;
+  CUresult (*cuInit_)(unsigned) = nullptr;
+  CUresult (*cuDriverGetVersion_)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount_)(int*) = nullptr;
+  CUresult (*cuDeviceGet_)(CUdevice*, int) = nullptr;
+  CUresult (*cuDeviceGetName_)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute_)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*cuDeviceTotalMem_)(size_t*, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain_)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease_)(CUdevice) = nullptr;
+  CUresult (*cuCtxSetCurrent_)(CUcontext) = nullptr;
+  CUresult (*cuCtxSynchronize_)() = nullptr;
+  CUresult (*cuModuleLoadData_)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleUnload_)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction_)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*cuFuncGetAttribute_)(int*, CUfunction_attribute, CUfunction) = nullptr;
+  CUresult (*cuFuncSetAttribute_)(CUfunction, CUfunction_attribute, int) = nullptr;
+  CUresult (*cuMemAlloc_)(CUdeviceptr*, size_t) = nullptr;
+  CUresult (*cuMemFree_)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD_)(CUdeviceptr, const void*, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH_)(void*, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuLaunchKernel_)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                              void**, void**) = nullptr;
+
+  nvrtcResult (*nvrtcVersion_)(int*, int*) = nullptr;
+  const char* (*nvrtcGetErrorString_)(nvrtcResult) = nullptr;
+  nvrtcResult (*nvrtcCreateProgram_)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  nvrtcResult (*nvrtcCompileProgram_)(nvrtcProgram, int, const char* const*) = nullptr;
+  nvrtcResult (*nvrtcDestroyProgram_)(nvrtcProgram*) = nullptr;
+  nvrtcResult (*nvrtcGetProgramLogSize_)(nvrtcProgram, size_t*) = nullptr;
+  nvrtcResult (*nvrtcGetProgramLog_)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*nvrtcGetCUBINSize_)(nvrtcProgram, size_t*) = nullptr;
+  nvrtcResult (*nvrtcGetCUBIN_)(nvrtcProgram, char*) = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> open_cuda_backend(int device) { return std::make_unique<CudaBackend>(device); }
+
+}  // namespace hk

@@ -1,0 +1,287 @@
+// AMD backend: HIP runtime (module API) + hipRTC, loaded with dlopen. hipRTC lives in
+// libhiprtc.so since ROCm 6 and inside libamdhip64.so before; both are tried.
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+#include <hip/hiprtc.h>
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "backend.h"
+#include "dynlib.h"
+
+namespace hk {
+namespace {
+
+bool is_sticky(hipError_t r) {
+  switch (r) {
+    case hipErrorIllegalAddress:
+    case hipErrorAssert:
+    case hipErrorLaunchFailure:
+    case hipErrorLaunchTimeOut:
+    case hipErrorIllegalState:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class HipBackend final : public Backend {
+ public:
+  explicit HipBackend(int device_index) {
+    hip_ = DynLib::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"});
+    bind_runtime();
+    int count = 0;
+    const hipError_t r = hipGetDeviceCount_(&count);
+    if (r != hipSuccess || count == 0)
+      throw BackendUnavailable("the HIP runtime sees no device" + (r != hipSuccess ? ": " + error_text(r) : std::string()));
+    if (device_index < 0 || device_index >= count)
+      throw BackendUnavailable(fmt::format("--device {} is out of range: the HIP runtime sees {} device(s)", device_index, count));
+    try {
+      rtc_ = DynLib::open({"libhiprtc.so", "libhiprtc.so.6", "/opt/rocm/lib/libhiprtc.so"});
+    } catch (const BackendUnavailable&) {
+      rtc_.reset();  // ROCm 5: hipRTC is part of libamdhip64
+    }
+    bind_rtc(rtc_ ? *rtc_ : *hip_);
+    device_ = device_index;
+    check(hipSetDevice_(device_), "hipSetDevice");
+    read_info();
+  }
+
+  ~HipBackend() override {
+    for (hipModule_t m : modules_) hipModuleUnload_(m);
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+
+  CompileOutput compile(const std::string& source, const std::string& source_name,
+                        const std::vector<std::string>& options) override {
+    std::vector<const char*> header_src, header_names;
+    for (const auto& [name, text] : prelude_headers()) {
+      header_names.push_back(name.c_str());
+      header_src.push_back(text.c_str());
+    }
+    hiprtcProgram prog = nullptr;
+    check_rtc(hiprtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
+                                   header_src.data(), header_names.data()),
+              "hiprtcCreateProgram");
+    std::vector<std::string> opts = {"--offload-arch=" + info_.arch, "-std=c++17", "-DHK_BACKEND_HIP=1"};
+    opts.insert(opts.end(), options.begin(), options.end());
+    std::vector<const char*> argv;
+    for (const auto& o : opts) argv.push_back(o.c_str());
+    const hiprtcResult r = hiprtcCompileProgram_(prog, static_cast<int>(argv.size()), argv.data());
+    CompileOutput out;
+    size_t log_size = 0;
+    if (hiprtcGetProgramLogSize_(prog, &log_size) == HIPRTC_SUCCESS && log_size > 1) {
+      out.log.resize(log_size);
+      hiprtcGetProgramLog_(prog, out.log.data());
+      out.log.resize(strnlen(out.log.data(), log_size));
+    }
+    if (r == HIPRTC_SUCCESS) {
+      size_t size = 0;
+      check_rtc(hiprtcGetCodeSize_(prog, &size), "hiprtcGetCodeSize");
+      out.binary.resize(size);
+      check_rtc(hiprtcGetCode_(prog, out.binary.data()), "hiprtcGetCode");
+      out.ok = true;
+    } else if (out.log.empty()) {
+      out.log = hiprtcGetErrorString_(r);
+    }
+    hiprtcDestroyProgram_(&prog);
+    return out;
+  }
+
+  Kernel load(const std::string& binary, const std::string& entry) override {
+    hipModule_t mod = nullptr;
+    check(hipModuleLoadData_(&mod, binary.data()), "hipModuleLoadData");
+    modules_.push_back(mod);
+    hipFunction_t fn = nullptr;
+    const hipError_t r = hipModuleGetFunction_(&fn, mod, entry.c_str());
+    if (r == hipErrorNotFound)
+      throw MissingEntry("the compiled module has no kernel named '" + entry +
+                         "' (is it declared HK_KERNEL, i.e. extern \"C\" __global__?)");
+    check(r, "hipModuleGetFunction(" + entry + ")");
+    return fn;
+  }
+
+  KernelAttributes attributes(Kernel k) override {
+    auto attr = [&](hipFunction_attribute a, const char* what) {
+      int v = 0;
+      check(hipFuncGetAttribute_(&v, a, static_cast<hipFunction_t>(k)), std::string("hipFuncGetAttribute(") + what + ")");
+      return static_cast<int64_t>(v);
+    };
+    return {attr(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"),
+            attr(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"), attr(HIP_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS")};
+  }
+
+  // AMD GPUs give a kernel the whole LDS without opting in; the limit is checked before launch.
+  void allow_dynamic_shared(Kernel, int64_t) override {}
+
+  uint64_t alloc(size_t bytes) override {
+    void* p = nullptr;
+    check(hipMalloc_(&p, bytes ? bytes : 1), fmt::format("hipMalloc({} bytes)", bytes));
+    return reinterpret_cast<uint64_t>(p);
+  }
+  void free(uint64_t ptr) override { hipFree_(reinterpret_cast<void*>(ptr)); }
+  void upload(uint64_t dst, const void* src, size_t bytes) override {
+    if (bytes) check(hipMemcpyHtoD_(reinterpret_cast<hipDeviceptr_t>(dst), const_cast<void*>(src), bytes), "hipMemcpyHtoD");
+  }
+  void download(void* dst, uint64_t src, size_t bytes) override {
+    if (bytes) check(hipMemcpyDtoH_(dst, reinterpret_cast<hipDeviceptr_t>(src), bytes), "hipMemcpyDtoH");
+  }
+
+  void launch(Kernel k, const std::array<int64_t, 3>& g, const std::array<int64_t, 3>& b, int64_t shared,
+              void** args) override {
+    check(hipModuleLaunchKernel_(static_cast<hipFunction_t>(k), static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
+                                 static_cast<unsigned>(g[2]), static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
+                                 static_cast<unsigned>(b[2]), static_cast<unsigned>(shared), nullptr, args, nullptr),
+          "hipModuleLaunchKernel");
+  }
+  void synchronize() override { check(hipDeviceSynchronize_(), "hipDeviceSynchronize"); }
+
+ private:
+  std::string error_text(hipError_t r) const {
+    const char* name = hipGetErrorName_ ? hipGetErrorName_(r) : "?";
+    const char* text = hipGetErrorString_ ? hipGetErrorString_(r) : "unknown error";
+    return fmt::format("{} ({}: {})", text, name, static_cast<int>(r));
+  }
+  void check(hipError_t r, const std::string& call) const {
+    if (r != hipSuccess) throw BackendError(call + " failed: " + error_text(r), is_sticky(r));
+  }
+  void check_rtc(hiprtcResult r, const std::string& call) const {
+    if (r != HIPRTC_SUCCESS) throw BackendError(call + " failed: " + hiprtcGetErrorString_(r), false);
+  }
+
+  template <typename F>
+  void bind(const DynLib& lib, F& fn, const char* name) {
+    fn = lib.get<F>(name);
+  }
+  void bind_runtime() {
+    bind(*hip_, hipGetErrorName_, "hipGetErrorName");
+    bind(*hip_, hipGetErrorString_, "hipGetErrorString");
+    bind(*hip_, hipGetDeviceCount_, "hipGetDeviceCount");
+    bind(*hip_, hipSetDevice_, "hipSetDevice");
+    bind(*hip_, hipDeviceGetAttribute_, "hipDeviceGetAttribute");
+    bind(*hip_, hipDeviceGetName_, "hipDeviceGetName");
+    bind(*hip_, hipDeviceTotalMem_, "hipDeviceTotalMem");
+    bind(*hip_, hipGetDeviceProperties_, "hipGetDeviceProperties");
+    bind(*hip_, hipDriverGetVersion_, "hipDriverGetVersion");
+    bind(*hip_, hipRuntimeGetVersion_, "hipRuntimeGetVersion");
+    bind(*hip_, hipModuleLoadData_, "hipModuleLoadData");
+    bind(*hip_, hipModuleUnload_, "hipModuleUnload");
+    bind(*hip_, hipModuleGetFunction_, "hipModuleGetFunction");
+    bind(*hip_, hipFuncGetAttribute_, "hipFuncGetAttribute");
+    bind(*hip_, hipMalloc_, "hipMalloc");
+    bind(*hip_, hipFree_, "hipFree");
+    bind(*hip_, hipMemcpyHtoD_, "hipMemcpyHtoD");
+    bind(*hip_, hipMemcpyDtoH_, "hipMemcpyDtoH");
+    bind(*hip_, hipModuleLaunchKernel_, "hipModuleLaunchKernel");
+    bind(*hip_, hipDeviceSynchronize_, "hipDeviceSynchronize");
+  }
+  void bind_rtc(const DynLib& lib) {
+    bind(lib, hiprtcVersion_, "hiprtcVersion");
+    bind(lib, hiprtcGetErrorString_, "hiprtcGetErrorString");
+    bind(lib, hiprtcCreateProgram_, "hiprtcCreateProgram");
+    bind(lib, hiprtcCompileProgram_, "hiprtcCompileProgram");
+    bind(lib, hiprtcDestroyProgram_, "hiprtcDestroyProgram");
+    bind(lib, hiprtcGetProgramLogSize_, "hiprtcGetProgramLogSize");
+    bind(lib, hiprtcGetProgramLog_, "hiprtcGetProgramLog");
+    bind(lib, hiprtcGetCodeSize_, "hiprtcGetCodeSize");
+    bind(lib, hiprtcGetCode_, "hiprtcGetCode");
+  }
+
+  // The architecture name ("gfx942") from the device properties. The properties struct grew
+  // between ROCm releases, so it is read into a generous buffer and the name found by prefix.
+  std::string arch_name() {
+    std::vector<char> buf(sizeof(hipDeviceProp_t) + 16384, 0);
+    if (hipGetDeviceProperties_(reinterpret_cast<hipDeviceProp_t*>(buf.data()), device_) != hipSuccess) return "";
+    const auto* props = reinterpret_cast<const hipDeviceProp_t*>(buf.data());
+    std::string name(props->gcnArchName, strnlen(props->gcnArchName, sizeof props->gcnArchName));
+    if (name.rfind("gfx", 0) != 0) {
+      for (size_t i = 0; i + 3 < buf.size(); ++i)
+        if (std::memcmp(buf.data() + i, "gfx", 3) == 0) {
+          name.assign(buf.data() + i, strnlen(buf.data() + i, 64));
+          break;
+        }
+    }
+    return name.substr(0, name.find(':'));  // "gfx942:sramecc+:xnack-" -> "gfx942"
+  }
+
+  void read_info() {
+    auto attr = [&](hipDeviceAttribute_t a, const char* what) {
+      int v = 0;
+      check(hipDeviceGetAttribute_(&v, a, device_), std::string("hipDeviceGetAttribute(") + what + ")");
+      return static_cast<int64_t>(v);
+    };
+    char name[256] = {};
+    check(hipDeviceGetName_(name, sizeof name, device_), "hipDeviceGetName");
+    size_t mem = 0;
+    check(hipDeviceTotalMem_(&mem, device_), "hipDeviceTotalMem");
+    int drv = 0, rt = 0, rtc_major = 0, rtc_minor = 0;
+    check(hipDriverGetVersion_(&drv), "hipDriverGetVersion");
+    check(hipRuntimeGetVersion_(&rt), "hipRuntimeGetVersion");
+    check_rtc(hiprtcVersion_(&rtc_major, &rtc_minor), "hiprtcVersion");
+    info_.backend = "hip";
+    info_.name = name;
+    info_.arch = arch_name();
+    if (info_.arch.empty()) throw BackendUnavailable("could not read the device's gfx architecture name");
+    info_.driver_version = fmt::format("HIP driver {}", drv);
+    info_.runtime_version = fmt::format("HIP runtime {}, hipRTC {}.{}", rt, rtc_major, rtc_minor);
+    info_.max_threads_per_block = attr(hipDeviceAttributeMaxThreadsPerBlock, "MaxThreadsPerBlock");
+    info_.max_block = {attr(hipDeviceAttributeMaxBlockDimX, "MaxBlockDimX"), attr(hipDeviceAttributeMaxBlockDimY, "MaxBlockDimY"),
+                       attr(hipDeviceAttributeMaxBlockDimZ, "MaxBlockDimZ")};
+    info_.max_grid = {attr(hipDeviceAttributeMaxGridDimX, "MaxGridDimX"), attr(hipDeviceAttributeMaxGridDimY, "MaxGridDimY"),
+                      attr(hipDeviceAttributeMaxGridDimZ, "MaxGridDimZ")};
+    info_.shared_per_block = attr(hipDeviceAttributeMaxSharedMemoryPerBlock, "MaxSharedMemoryPerBlock");
+    int optin = 0;  // CUDA-only attribute: AMD reports 0 or fails; the plain limit is the real one
+    if (hipDeviceGetAttribute_(&optin, hipDeviceAttributeSharedMemPerBlockOptin, device_) != hipSuccess) optin = 0;
+    info_.shared_per_block_optin = std::max<int64_t>(optin, info_.shared_per_block);
+    info_.total_memory = static_cast<int64_t>(mem);
+    info_.multiprocessors = attr(hipDeviceAttributeMultiprocessorCount, "MultiprocessorCount");
+    info_.warp_size = attr(hipDeviceAttributeWarpSize, "WarpSize");
+  }
+
+  std::unique_ptr<DynLib> hip_, rtc_;
+  int device_ = 0;
+  std::vector<hipModule_t> modules_;
+  DeviceInfo info_;
+
+  const char* (*hipGetErrorName_)(hipError_t) = nullptr;
+  const char* (*hipGetErrorString_)(hipError_t) = nullptr;
+  hipError_t (*hipGetDeviceCount_)(int*) = nullptr;
+  hipError_t (*hipSetDevice_)(int) = nullptr;
+  hipError_t (*hipDeviceGetAttribute_)(int*, hipDeviceAttribute_t, int) = nullptr;
+  hipError_t (*hipDeviceGetName_)(char*, int, hipDevice_t) = nullptr;
+  hipError_t (*hipDeviceTotalMem_)(size_t*, hipDevice_t) = nullptr;
+  hipError_t (*hipGetDeviceProperties_)(hipDeviceProp_t*, int) = nullptr;
+  hipError_t (*hipDriverGetVersion_)(int*) = nullptr;
+  hipError_t (*hipRuntimeGetVersion_)(int*) = nullptr;
+  hipError_t (*hipModuleLoadData_)(hipModule_t*, const void*) = nullptr;
+  hipError_t (*hipModuleUnload_)(hipModule_t) = nullptr;
+  hipError_t (*hipModuleGetFunction_)(hipFunction_t*, hipModule_t, const char*) = nullptr;
+  hipError_t (*hipFuncGetAttribute_)(int*, hipFunction_attribute, hipFunction_t) = nullptr;
+  hipError_t (*hipMalloc_)(void**, size_t) = nullptr;
+  hipError_t (*hipFree_)(void*) = nullptr;
+  hipError_t (*hipMemcpyHtoD_)(hipDeviceptr_t, void*, size_t) = nullptr;
+  hipError_t (*hipMemcpyDtoH_)(void*, hipDeviceptr_t, size_t) = nullptr;
+  hipError_t (*hipModuleLaunchKernel_)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                       hipStream_t, void**, void**) = nullptr;
+  hipError_t (*hipDeviceSynchronize_)() = nullptr;
+
+  hiprtcResult (*hiprtcVersion_)(int*, int*) = nullptr;
+  const char* (*hiprtcGetErrorString_)(hiprtcResult) = nullptr;
+  hiprtcResult (*hiprtcCreateProgram_)(hiprtcProgram*, const char*, const char*, int, const char**, const char**) = nullptr;
+  hiprtcResult (*hiprtcCompileProgram_)(hiprtcProgram, int, const char**) = nullptr;
+  hiprtcResult (*hiprtcDestroyProgram_)(hiprtcProgram*) = nullptr;
+  hiprtcResult (*hiprtcGetProgramLogSize_)(hiprtcProgram, size_t*) = nullptr;
+  hiprtcResult (*hiprtcGetProgramLog_)(hiprtcProgram, char*) = nullptr;
+  hiprtcResult (*hiprtcGetCodeSize_)(hiprtcProgram, size_t*) = nullptr;
+  hiprtcResult (*hiprtcGetCode_)(hiprtcProgram, char*) = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> open_hip_backend(int device) { return std::make_unique<HipBackend>(device); }
+
+}  // namespace hk

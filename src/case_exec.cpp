@@ -1,0 +1,309 @@
+#include "case_exec.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "case_plan.h"
+#include "file_util.h"
+#include "generator.h"
+#include "reference.h"
+
+namespace hk {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Device buffers of one case, freed on every path out.
+class Buffers {
+ public:
+  explicit Buffers(Backend& be) : be_(be) {}
+  ~Buffers() {
+    if (!dead_)
+      for (uint64_t p : ptrs_) be_.free(p);
+  }
+  uint64_t alloc(size_t bytes) {
+    ptrs_.push_back(be_.alloc(bytes));
+    return ptrs_.back();
+  }
+  void mark_dead() { dead_ = true; }  // the context is gone: freeing would only fail again
+
+ private:
+  Backend& be_;
+  std::vector<uint64_t> ptrs_;
+  bool dead_ = false;
+};
+
+CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, int64_t limit) {
+  r.status = Status::SKIP;
+  r.reason = "HW_LIMIT";
+  r.limit = LimitExceeded{what, requested, limit};
+  r.message = fmt::format("{}: requested {}, device limit {}, over by {}", what, requested, limit, requested - limit);
+  return r;
+}
+
+// Limits that can be judged before compiling: block shape, grid shape, dynamic shared memory.
+bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
+  if (p.block_threads() > d.max_threads_per_block) {
+    r = skip_limit(r, "threads per block", p.block_threads(), d.max_threads_per_block);
+    return true;
+  }
+  static const char* kAxis[] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    if (p.block[i] > d.max_block[i]) {
+      r = skip_limit(r, fmt::format("block dimension {}", kAxis[i]), p.block[i], d.max_block[i]);
+      return true;
+    }
+    if (p.grid[i] > d.max_grid[i]) {
+      r = skip_limit(r, fmt::format("grid dimension {}", kAxis[i]), p.grid[i], d.max_grid[i]);
+      return true;
+    }
+  }
+  if (p.shared_bytes > d.shared_per_block_optin) {
+    r = skip_limit(r, "dynamic shared memory per block (bytes)", p.shared_bytes, d.shared_per_block_optin);
+    return true;
+  }
+  return false;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read kernel source " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 0xCBF29CE484222325ull) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+// Scalar kernel arguments in the exact C type the kernel declares.
+union ScalarArg {
+  float f32;
+  double f64;
+  int32_t i32;
+  int64_t i64;
+  uint32_t u32;
+  uint64_t u64;
+};
+
+ScalarArg make_scalar(DType t, double v) {
+  ScalarArg a{};
+  switch (t) {
+    case DType::f32: a.f32 = static_cast<float>(v); break;
+    case DType::f64: a.f64 = v; break;
+    case DType::i32: a.i32 = static_cast<int32_t>(std::llround(v)); break;
+    case DType::i64: a.i64 = static_cast<int64_t>(std::llround(v)); break;
+    case DType::u32: a.u32 = static_cast<uint32_t>(std::llround(v)); break;
+    case DType::u64: a.u64 = static_cast<uint64_t>(std::llround(v)); break;
+    default: throw std::logic_error("scalar dtype");
+  }
+  return a;
+}
+
+}  // namespace
+
+CompileOutput CompileCache::get(Backend& be, const std::string& source, const std::string& name,
+                                const std::vector<std::string>& options, bool* cached) {
+  std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n";
+  for (const auto& [n, text] : prelude_headers()) key_text += n + "\n" + text + "\n";
+  for (const auto& o : options) key_text += o + "\n";
+  key_text += name + "\n" + source;
+  const std::string key = fmt::format("{:016x}", fnv1a(key_text));
+  *cached = true;
+  if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
+  const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    if (in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      CompileOutput out{true, ss.str(), ""};
+      if (!out.binary.empty()) return memory_[key] = out;
+    }
+  }
+  *cached = false;
+  CompileOutput out = be.compile(source, name, options);
+  if (out.ok) {
+    memory_[key] = out;
+    if (!file.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir_, ec);
+      write_file_atomic(file, out.binary, nullptr);  // best effort: a cache that cannot be written only costs time
+    }
+  }
+  return out;
+}
+
+CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
+                        CompileCache& cache, bool* sticky_fault) {
+  const auto t_start = Clock::now();
+  *sticky_fault = false;
+  CaseResult r;
+  r.kernel = k.name;
+  r.case_name = c.name;
+  r.manifest = k.manifest;
+  r.params = c.params;
+  auto finish = [&](CaseResult res) {
+    res.timings.wall_ms = ms_since(t_start);
+    return res;
+  };
+  CasePlan plan;
+  try {
+    plan = plan_case(k, c);
+  } catch (const PlanError& e) {
+    r.status = Status::ERROR;
+    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
+    return finish(r);
+  }
+  r.launch = {{"grid", plan.grid}, {"block", plan.block}, {"shared_bytes", plan.shared_bytes}};
+  const DeviceInfo& dev = be.device();
+  if (over_device_limits(plan, dev, r)) return finish(r);
+
+  size_t total_bytes = 0;
+  for (const TensorPlan& t : plan.tensors) total_bytes += t.bytes();
+  if (static_cast<int64_t>(total_bytes) > dev.total_memory) {
+    r.status = Status::SKIP;
+    r.reason = "HW_LIMIT";
+    r.limit = LimitExceeded{"device memory for all tensors (bytes)", static_cast<int64_t>(total_bytes), dev.total_memory};
+    r.message = fmt::format("the tensors need {} bytes; the device has {}", total_bytes, dev.total_memory);
+    return finish(r);
+  }
+
+  // Inputs in double, rounded to their dtype: exactly what the kernel will see.
+  ref::Context ctx;
+  for (const auto& [name, v] : plan.params) {
+    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
+    else ctx.strings[name] = std::get<std::string>(v);
+  }
+  for (const TensorPlan& t : plan.tensors) {
+    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
+    if (t.role == Role::out) {
+      rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
+    } else {
+      rt.data = generate(t.init, t.numel, tensor_seed(opt.seed, k.name, c.name, t.name));
+      for (double& x : rt.data) x = round_to_dtype(t.dtype, x);
+    }
+    ctx.tensors[t.name] = std::move(rt);
+  }
+
+  // Compile (or fetch from the cache) and load.
+  std::vector<std::string> options;
+  for (const auto& [name, value] : plan.defines) options.push_back("-D" + name + "=" + value);
+  std::string source;
+  try {
+    source = read_text(k.source);
+  } catch (const std::exception& e) {
+    r.status = Status::ERROR;
+    r.message = e.what();
+    return finish(r);
+  }
+  const auto t_compile = Clock::now();
+  bool cached = false;
+  const CompileOutput compiled = cache.get(be, source, k.source, options, &cached);
+  r.timings.compile_ms = ms_since(t_compile);
+  r.timings.compile_cached = cached;
+  if (!compiled.ok) {
+    r.status = Status::COMPILE_ERROR;
+    r.message = compiled.log;
+    return finish(r);
+  }
+  if (!compiled.log.empty()) r.notes.push_back("compiler log: " + compiled.log);
+
+  Buffers buffers(be);
+  try {
+    Backend::Kernel fn = be.load(compiled.binary, k.entry);
+    const KernelAttributes attrs = be.attributes(fn);
+    if (plan.block_threads() > attrs.max_threads_per_block)
+      return finish(skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers),
+                               plan.block_threads(), attrs.max_threads_per_block));
+    if (attrs.static_shared_bytes + plan.shared_bytes > dev.shared_per_block_optin)
+      return finish(skip_limit(r, fmt::format("shared memory per block, static {} + dynamic {} (bytes)", attrs.static_shared_bytes, plan.shared_bytes),
+                               attrs.static_shared_bytes + plan.shared_bytes, dev.shared_per_block_optin));
+    if (attrs.static_shared_bytes + plan.shared_bytes > dev.shared_per_block) {
+      be.allow_dynamic_shared(fn, plan.shared_bytes);
+      r.notes.push_back(fmt::format("opted in to {} bytes of dynamic shared memory (default limit {})", plan.shared_bytes, dev.shared_per_block));
+    }
+
+    // Upload inputs; poison outputs so unwritten elements show.
+    std::vector<uint64_t> ptrs;
+    for (const TensorPlan& t : plan.tensors) {
+      const uint64_t p = buffers.alloc(t.bytes());
+      std::vector<uint8_t> bytes;
+      if (t.role == Role::out) {
+        bytes.resize(t.bytes());
+        for (int64_t i = 0; i < t.numel; ++i) write_poison(t.dtype, bytes.data() + static_cast<size_t>(i) * dtype_size(t.dtype));
+      } else {
+        bytes = pack(t.dtype, ctx.tensors[t.name].data);
+      }
+      be.upload(p, bytes.data(), bytes.size());
+      ptrs.push_back(p);
+    }
+    std::vector<ScalarArg> scalars(plan.args.size());
+    std::vector<void*> argv;
+    for (size_t i = 0; i < plan.args.size(); ++i) {
+      const ArgPlan& a = plan.args[i];
+      if (a.tensor >= 0) {
+        argv.push_back(&ptrs[static_cast<size_t>(a.tensor)]);
+      } else {
+        scalars[i] = make_scalar(a.dtype, a.value);
+        argv.push_back(&scalars[i]);
+      }
+    }
+    const auto t_kernel = Clock::now();
+    be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
+    be.synchronize();
+    r.timings.kernel_ms = ms_since(t_kernel);
+
+    std::vector<std::vector<uint8_t>> got(plan.tensors.size());
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+      if (plan.tensors[i].role == Role::in) continue;
+      got[i].resize(plan.tensors[i].bytes());
+      be.download(got[i].data(), ptrs[i], got[i].size());
+    }
+
+    const auto t_ref = Clock::now();
+    try {
+      (*ref::find(k.reference))(ctx);
+    } catch (const std::exception& e) {
+      r.status = Status::ERROR;
+      r.message = fmt::format("reference '{}' failed: {}", k.reference, e.what());
+      return finish(r);
+    }
+    r.timings.reference_ms = ms_since(t_ref);
+
+    bool pass = true;
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+      const TensorPlan& t = plan.tensors[i];
+      if (t.role == Role::in) continue;
+      const std::vector<double>& expected = ctx.tensors[t.name].data;
+      if (static_cast<int64_t>(expected.size()) != t.numel) {
+        r.status = Status::ERROR;
+        r.message = fmt::format("reference '{}' resized output '{}' to {} elements (expected {})", k.reference, t.name, expected.size(), t.numel);
+        return finish(r);
+      }
+      r.outputs.push_back(compare_output(t, got[i], expected));
+      pass &= r.outputs.back().pass;
+    }
+    r.status = pass ? Status::PASS : Status::FAIL;
+  } catch (const MissingEntry& e) {
+    r.status = Status::COMPILE_ERROR;
+    r.message = e.what();
+  } catch (const BackendError& e) {
+    r.status = e.sticky ? Status::CRASH : Status::ERROR;
+    r.message = e.what();
+    if (e.sticky) {
+      *sticky_fault = true;
+      buffers.mark_dead();
+    }
+  }
+  return finish(r);
+}
+
+}  // namespace hk

@@ -1,0 +1,141 @@
+#include "case_plan.h"
+
+#include <cctype>
+#include <fmt/format.h>
+
+#include "expr.h"
+
+namespace hk {
+
+Tolerance default_tolerance(DType t) {
+  switch (t) {
+    case DType::f32: return {1e-5, 1e-5, 0};
+    case DType::f64: return {1e-12, 1e-12, 0};
+    case DType::f16: return {1e-4, 0, 1};
+    case DType::bf16: return {1e-3, 0, 1};
+    case DType::fp8e4m3:
+    case DType::fp8e5m2: return {0, 0, 1};
+    default: return {0, 0, 0};  // integers: exact
+  }
+}
+
+std::string substitute_params(const std::string& text, const Params& params, const std::string& path) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] != '$') {
+      out += text[i++];
+      continue;
+    }
+    std::string name;
+    size_t j = i + 1;
+    if (j < text.size() && text[j] == '{') {
+      const size_t close = text.find('}', j);
+      if (close == std::string::npos) throw PlanError(path, "unterminated ${...} in \"" + text + "\"");
+      name = text.substr(j + 1, close - j - 1);
+      j = close + 1;
+    } else {
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) name += text[j++];
+    }
+    const auto it = params.find(name);
+    if (name.empty() || it == params.end())
+      throw PlanError(path, "\"" + text + "\" refers to parameter '" + name + "', which this case does not set");
+    out += param_to_string(it->second);
+    i = j;
+  }
+  return out;
+}
+
+namespace {
+
+double eval_at(const std::string& text, const Params& p, const std::string& path) {
+  try {
+    return eval_expr(text, p);
+  } catch (const ExprError& e) {
+    throw PlanError(path, e.what());
+  }
+}
+
+int64_t eval_int_at(const std::string& text, const Params& p, const std::string& path, int64_t min) {
+  long long v;
+  try {
+    v = eval_int_expr(text, p);
+  } catch (const ExprError& e) {
+    throw PlanError(path, e.what());
+  }
+  if (v < min) throw PlanError(path, fmt::format("\"{}\" is {}, expected at least {}", text, v, min));
+  return v;
+}
+
+void eval_dims(const std::vector<std::string>& exprs, const Params& p, const std::string& path, std::array<int64_t, 3>& out) {
+  out = {1, 1, 1};
+  for (size_t i = 0; i < exprs.size(); ++i) out[i] = eval_int_at(exprs[i], p, fmt::format("{}/{}", path, i), 1);
+}
+
+}  // namespace
+
+CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
+  CasePlan plan;
+  plan.kernel = k.name;
+  plan.case_name = c.name;
+  plan.params = c.params;
+  const Params& p = c.params;
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    const TensorSpec& ts = k.tensors[i];
+    const std::string path = fmt::format("{}/tensors/{}", k.json_path, i);
+    TensorPlan t;
+    t.name = ts.name;
+    t.role = ts.role;
+    const std::string dt = substitute_params(ts.dtype, p, path + "/dtype");
+    const auto parsed = parse_dtype(dt);
+    if (!parsed) throw PlanError(path + "/dtype", "unknown dtype '" + dt + "' (expected one of: " + dtype_list() + ")");
+    t.dtype = *parsed;
+    t.numel = 1;
+    for (size_t d = 0; d < ts.shape.size(); ++d) {
+      t.shape.push_back(eval_int_at(ts.shape[d], p, fmt::format("{}/shape/{}", path, d), 0));
+      t.numel *= t.shape.back();
+    }
+    if (ts.init) {
+      t.init.kind = ts.init->kind;
+      for (const auto& [field, text] : ts.init->fields) t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
+    }
+    if (ts.role != Role::in) {
+      t.tolerance = default_tolerance(t.dtype);
+      ToleranceSpec spec = ts.tolerance;
+      if (const auto it = c.tolerance.find(ts.name); it != c.tolerance.end()) {
+        if (it->second.atol) spec.atol = it->second.atol;
+        if (it->second.rtol) spec.rtol = it->second.rtol;
+        if (it->second.ulps) spec.ulps = it->second.ulps;
+      }
+      if (spec.atol) t.tolerance.atol = *spec.atol;
+      if (spec.rtol) t.tolerance.rtol = *spec.rtol;
+      if (spec.ulps) t.tolerance.ulps = *spec.ulps;
+    }
+    plan.tensors.push_back(t);
+  }
+  for (const auto& [name, tol] : c.tolerance) {
+    bool found = false;
+    for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);
+    if (!found) throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets a tolerance for '" + name + "', which is not an output");
+  }
+  for (size_t i = 0; i < k.args.size(); ++i) {
+    const ArgSpec& a = k.args[i];
+    const std::string path = fmt::format("{}/args/{}", k.json_path, i);
+    ArgPlan ap;
+    if (!a.tensor.empty()) {
+      for (size_t t = 0; t < plan.tensors.size(); ++t)
+        if (plan.tensors[t].name == a.tensor) ap.tensor = static_cast<int>(t);
+    } else {
+      ap.dtype = *parse_dtype(a.scalar_dtype);
+      ap.value = eval_at(a.value, p, path + "/value");
+    }
+    plan.args.push_back(ap);
+  }
+  eval_dims(k.launch.grid, p, k.json_path + "/launch/grid", plan.grid);
+  eval_dims(k.launch.block, p, k.json_path + "/launch/block", plan.block);
+  plan.shared_bytes = eval_int_at(k.launch.shared, p, k.json_path + "/launch/shared", 0);
+  for (const auto& [name, value] : k.defines)
+    plan.defines.emplace_back(name, substitute_params(value, p, k.json_path + "/defines/" + name));
+  return plan;
+}
+
+}  // namespace hk

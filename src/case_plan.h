@@ -1,0 +1,69 @@
+// A case made concrete: every expression of the kernel's manifest evaluated over the case's
+// params (dtypes, shapes, generator fields, scalar arguments, launch dimensions, tolerances).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dtype.h"
+#include "manifest.h"
+
+namespace hk {
+
+struct PlanError : std::runtime_error {
+  PlanError(const std::string& json_path, const std::string& what)
+      : std::runtime_error(what), path(json_path) {}
+  std::string path;  // JSON path inside the manifest
+};
+
+struct Tolerance {
+  double atol = 0, rtol = 0, ulps = 0;  // 0 switches a criterion off
+};
+// Per-dtype defaults (docs/manifest.md).
+Tolerance default_tolerance(DType t);
+
+struct GeneratorPlan {
+  std::string kind;
+  std::map<std::string, double> fields;
+};
+
+struct TensorPlan {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  int64_t numel = 0;
+  Role role = Role::in;
+  GeneratorPlan init;
+  Tolerance tolerance;
+  size_t bytes() const { return static_cast<size_t>(numel) * dtype_size(dtype); }
+};
+
+struct ArgPlan {
+  int tensor = -1;  // index into tensors, or -1 for a scalar
+  DType dtype = DType::i32;
+  double value = 0;
+};
+
+struct CasePlan {
+  std::string kernel, case_name;
+  Params params;
+  std::vector<TensorPlan> tensors;
+  std::vector<ArgPlan> args;
+  std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  int64_t shared_bytes = 0;
+  std::vector<std::pair<std::string, std::string>> defines;  // after $param substitution
+
+  int64_t block_threads() const { return block[0] * block[1] * block[2]; }
+};
+
+// Throws PlanError naming the JSON path of the offending field.
+CasePlan plan_case(const KernelSpec& k, const CaseSpec& c);
+
+// Replaces $name and ${name} in text with the params' values; throws PlanError(path) on an
+// unknown name.
+std::string substitute_params(const std::string& text, const Params& params, const std::string& path);
+
+}  // namespace hk

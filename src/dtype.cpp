@@ -1,0 +1,210 @@
+#include "dtype.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "prelude/hk_minifloat.h"
+
+namespace hk {
+namespace {
+
+struct Info {
+  DType type;
+  const char* name;
+  size_t size;
+};
+
+constexpr Info kInfos[] = {
+    {DType::f32, "f32", 4},         {DType::f64, "f64", 8},         {DType::f16, "f16", 2},
+    {DType::bf16, "bf16", 2},       {DType::fp8e4m3, "fp8e4m3", 1}, {DType::fp8e5m2, "fp8e5m2", 1},
+    {DType::i8, "i8", 1},           {DType::u8, "u8", 1},           {DType::i32, "i32", 4},
+    {DType::i64, "i64", 8},         {DType::u32, "u32", 4},         {DType::u64, "u64", 8},
+};
+
+const HkFloatFormat* minifloat(DType t) {
+  static const HkFloatFormat f16 = HK_FMT_F16, bf16 = HK_FMT_BF16, e4m3 = HK_FMT_E4M3, e5m2 = HK_FMT_E5M2;
+  switch (t) {
+    case DType::f16: return &f16;
+    case DType::bf16: return &bf16;
+    case DType::fp8e4m3: return &e4m3;
+    case DType::fp8e5m2: return &e5m2;
+    default: return nullptr;
+  }
+}
+
+template <typename I>
+double clamp_int(double v) {
+  if (std::isnan(v)) return 0;
+  const double r = std::nearbyint(v);
+  const double lo = static_cast<double>(std::numeric_limits<I>::min());
+  const double hi = static_cast<double>(std::numeric_limits<I>::max());
+  return r < lo ? lo : (r > hi ? hi : r);
+}
+
+template <typename I>
+void store_int(double v, void* dst) {
+  const double c = clamp_int<I>(v);
+  I x;
+  // 2^63 as double equals max+1 of i64; keep the cast in range.
+  if (c >= static_cast<double>(std::numeric_limits<I>::max())) x = std::numeric_limits<I>::max();
+  else x = static_cast<I>(c);
+  std::memcpy(dst, &x, sizeof(I));
+}
+
+template <typename I>
+double load_int(const void* src) {
+  I x;
+  std::memcpy(&x, src, sizeof(I));
+  return static_cast<double>(x);
+}
+
+}  // namespace
+
+std::optional<DType> parse_dtype(const std::string& name) {
+  for (const auto& i : kInfos)
+    if (name == i.name) return i.type;
+  return std::nullopt;
+}
+
+const char* dtype_name(DType t) { return kInfos[static_cast<int>(t)].name; }
+
+std::string dtype_list() {
+  std::string s;
+  for (const auto& i : kInfos) s += (s.empty() ? "" : " ") + std::string(i.name);
+  return s;
+}
+
+size_t dtype_size(DType t) { return kInfos[static_cast<int>(t)].size; }
+
+bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || minifloat(t) != nullptr; }
+
+void encode(DType t, double v, void* dst) {
+  if (const HkFloatFormat* f = minifloat(t)) {
+    const unsigned bits = hk_encode_float<double>(v, *f);
+    if (dtype_size(t) == 2) {
+      const uint16_t b = static_cast<uint16_t>(bits);
+      std::memcpy(dst, &b, 2);
+    } else {
+      const uint8_t b = static_cast<uint8_t>(bits);
+      std::memcpy(dst, &b, 1);
+    }
+    return;
+  }
+  switch (t) {
+    case DType::f32: { const float x = static_cast<float>(v); std::memcpy(dst, &x, 4); return; }
+    case DType::f64: std::memcpy(dst, &v, 8); return;
+    case DType::i8: store_int<int8_t>(v, dst); return;
+    case DType::u8: store_int<uint8_t>(v, dst); return;
+    case DType::i32: store_int<int32_t>(v, dst); return;
+    case DType::i64: store_int<int64_t>(v, dst); return;
+    case DType::u32: store_int<uint32_t>(v, dst); return;
+    case DType::u64: store_int<uint64_t>(v, dst); return;
+    default: throw std::logic_error("encode: unhandled dtype");
+  }
+}
+
+double decode(DType t, const void* src) {
+  if (const HkFloatFormat* f = minifloat(t)) {
+    unsigned bits = 0;
+    if (dtype_size(t) == 2) {
+      uint16_t b;
+      std::memcpy(&b, src, 2);
+      bits = b;
+    } else {
+      bits = *static_cast<const uint8_t*>(src);
+    }
+    return hk_decode_float<double>(bits, *f);
+  }
+  switch (t) {
+    case DType::f32: { float x; std::memcpy(&x, src, 4); return x; }
+    case DType::f64: { double x; std::memcpy(&x, src, 8); return x; }
+    case DType::i8: return load_int<int8_t>(src);
+    case DType::u8: return load_int<uint8_t>(src);
+    case DType::i32: return load_int<int32_t>(src);
+    case DType::i64: return load_int<int64_t>(src);
+    case DType::u32: return load_int<uint32_t>(src);
+    case DType::u64: return load_int<uint64_t>(src);
+    default: throw std::logic_error("decode: unhandled dtype");
+  }
+}
+
+double round_to_dtype(DType t, double v) {
+  uint8_t buf[8];
+  encode(t, v, buf);
+  return decode(t, buf);
+}
+
+double ulp_at(DType t, double v) {
+  if (!is_float(t)) return 1.0;
+  int mbits, emin, emax;
+  if (const HkFloatFormat* f = minifloat(t)) {
+    mbits = f->mbits;
+    emin = 1 - f->bias;
+    int e;
+    std::frexp(f->max_finite, &e);
+    emax = e - 1;
+  } else if (t == DType::f32) {
+    mbits = 23, emin = -126, emax = 127;
+  } else {
+    mbits = 52, emin = -1022, emax = 1023;
+  }
+  const double a = std::fabs(v);
+  int e = emin;
+  if (std::isfinite(a) && a > 0) {
+    std::frexp(a, &e);
+    e -= 1;
+  } else if (!std::isfinite(a)) {
+    e = emax;
+  }
+  if (e < emin) e = emin;
+  if (e > emax) e = emax;
+  return std::ldexp(1.0, e - mbits);
+}
+
+namespace {
+// Poison patterns: quiet NaNs with a payload kernels do not produce, or improbable integers.
+uint64_t poison_bits(DType t) {
+  switch (t) {
+    case DType::f32: return 0x7FE5A5A5u;
+    case DType::f64: return 0x7FFCA5A5A5A5A5A5ull;
+    case DType::f16: return 0x7E5Au;
+    case DType::bf16: return 0x7FE5u;
+    case DType::fp8e4m3: return 0x7Fu;  // the only NaN pattern e4m3 has
+    case DType::fp8e5m2: return 0x7Du;
+    case DType::i8: return 0x80u;       // -128: symmetric quantization never produces it
+    case DType::u8: return 0xA5u;
+    case DType::i32: case DType::u32: return 0x7FA5A5A5u;
+    case DType::i64: case DType::u64: return 0x7FA5A5A5A5A5A5A5ull;
+  }
+  return 0;
+}
+}  // namespace
+
+void write_poison(DType t, void* dst) {
+  const uint64_t bits = poison_bits(t);
+  std::memcpy(dst, &bits, dtype_size(t));  // little-endian: the low bytes
+}
+
+bool is_poison(DType t, const void* src) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, src, dtype_size(t));
+  return bits == poison_bits(t);
+}
+
+std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
+  const size_t s = dtype_size(t);
+  std::vector<uint8_t> out(values.size() * s);
+  for (size_t i = 0; i < values.size(); ++i) encode(t, values[i], out.data() + i * s);
+  return out;
+}
+
+std::vector<double> unpack(DType t, const std::vector<uint8_t>& bytes) {
+  const size_t s = dtype_size(t);
+  std::vector<double> out(bytes.size() / s);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = decode(t, bytes.data() + i * s);
+  return out;
+}
+
+}  // namespace hk

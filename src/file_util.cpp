@@ -1,0 +1,35 @@
+#include "file_util.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace hk {
+
+bool write_file_atomic(const std::string& path, const std::string& content, std::string* err) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  auto fail = [&](const char* what) {
+    if (err) *err = std::string(what) + " " + tmp + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("cannot create");
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return fail("cannot write");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) return fail("cannot flush");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename");
+  return true;
+}
+
+}  // namespace hk

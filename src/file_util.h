@@ -1,0 +1,12 @@
+// Small file helpers.
+#pragma once
+
+#include <string>
+
+namespace hk {
+
+// Writes content to path through a temporary file in the same folder and a rename, so a reader
+// (or a crash midway) never sees a half-written file. Returns false and sets *err on failure.
+bool write_file_atomic(const std::string& path, const std::string& content, std::string* err);
+
+}  // namespace hk

@@ -1,0 +1,87 @@
+#include "generator.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace hk {
+namespace {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+
+ private:
+  uint64_t state_;
+};
+
+uint64_t fnv1a(uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+  return (h ^ 0xFF) * 0x100000001B3ull;  // separator, so ("ab","c") != ("a","bc")
+}
+
+double field(const GeneratorPlan& g, const char* name, double fallback) {
+  const auto it = g.fields.find(name);
+  return it == g.fields.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::string& case_name, const std::string& tensor) {
+  uint64_t h = 0xCBF29CE484222325ull ^ run_seed;
+  h = fnv1a(h, kernel);
+  h = fnv1a(h, case_name);
+  return fnv1a(h, tensor);
+}
+
+std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  SplitMix64 rng(seed);
+  if (g.kind == "normal") {
+    const double mean = field(g, "mean", 0), std = field(g, "std", 1);
+    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller gives two values per pair of draws
+      const double u1 = 1.0 - rng.uniform01(), u2 = rng.uniform01();
+      const double r = std::sqrt(-2.0 * std::log(u1));
+      v[i] = mean + std * r * std::cos(2 * M_PI * u2);
+      if (i + 1 < n) v[i + 1] = mean + std * r * std::sin(2 * M_PI * u2);
+    }
+  } else if (g.kind == "uniform") {
+    const double lo = field(g, "low", 0), hi = field(g, "high", 1);
+    for (auto& x : v) x = lo + (hi - lo) * rng.uniform01();
+  } else if (g.kind == "int") {
+    const double lo = std::ceil(field(g, "low", 0)), hi = std::floor(field(g, "high", 0));
+    if (hi < lo) throw std::runtime_error("generator int: high < low");
+    const double span = hi - lo + 1;
+    for (auto& x : v) x = lo + std::min(std::floor(rng.uniform01() * span), span - 1);
+  } else if (g.kind == "arange") {
+    const double start = field(g, "start", 0), step = field(g, "step", 1);
+    const bool has_mod = g.fields.count("mod") != 0;
+    const double mod = field(g, "mod", 0);
+    for (int64_t i = 0; i < n; ++i) {
+      double x = start + static_cast<double>(i) * step;
+      if (has_mod && mod != 0) x = std::fmod(x, mod);
+      v[i] = x;
+    }
+  } else if (g.kind == "constant") {
+    const double c = field(g, "value", 0);
+    for (auto& x : v) x = c;
+  } else if (g.kind == "permutation") {
+    const double start = field(g, "start", 0), step = field(g, "step", 1);
+    for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
+    for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
+      const int64_t j = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(i + 1));
+      std::swap(v[i], v[j]);
+    }
+  } else {
+    throw std::runtime_error("unknown generator kind '" + g.kind + "'");
+  }
+  return v;
+}
+
+}  // namespace hk

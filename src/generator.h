@@ -1,0 +1,19 @@
+// Seeded input data. The stream is defined here (splitmix64, Box-Muller), not by the standard
+// library, so the same seed gives the same data on every platform and compiler.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "case_plan.h"
+
+namespace hk {
+
+// A seed for one tensor of one case: the same whatever other cases run or in which order.
+uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::string& case_name, const std::string& tensor);
+
+// n values in double precision (not yet rounded to any dtype).
+std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed);
+
+}  // namespace hk

@@ -1,0 +1,205 @@
+// hkcheck: proves GPU kernels right. See README.md; `hkcheck --help` lists the options.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+#include "report.h"
+#include "runner.h"
+#include "selection.h"
+#include "slug.h"
+#include "worker.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace hk;
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+std::string self_exe(const char* argv0) {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : p.string();
+}
+
+// manifests/ in the working directory, else beside the binary's source tree (build/hkcheck).
+std::string default_manifest_dir(const std::string& exe) {
+  if (fs::is_directory("manifests")) return "manifests";
+  const fs::path beside = fs::path(exe).parent_path().parent_path() / "manifests";
+  if (fs::is_directory(beside)) return beside.string();
+  return "manifests";
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/hkcheck";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/hkcheck";
+  return "";
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hkcheck: compiles GPU kernels at run time, runs every case in its own process, and compares the\n"
+               "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR.\n"
+               "Exit code: 0 nothing failed (skips allowed), 1 a case did not pass, 2 usage or manifest error."};
+  std::vector<std::string> patterns;
+  bool all = false, list = false, worker = false, no_cache = false, version = false;
+  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir();
+  double timeout = 30;
+  uint64_t seed = 0;
+  int device = 0, protocol_fd = 3;
+  app.add_option("kernels", patterns, "Kernel names or shell globs (e.g. rmsnorm 'activation*'); none means all");
+  app.add_flag("--all", all, "Run every kernel in the manifests (the default when no name is given)");
+  app.add_flag("--list", list, "List kernels and their cases without running anything");
+  app.add_option("--out", out_dir, "Folder for test_results.json and .md (default: results/<device>)");
+  app.add_option("--manifests", manifest_dir, "Folder of manifests (default: ./manifests)");
+  app.add_option("--timeout", timeout, "Seconds allowed per case before it is killed (TIMEOUT)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--seed", seed, "Seed of the input generators")->capture_default_str();
+  app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--backend", backend, "auto, cuda or hip (auto: the first that finds a device)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cuda", "hip"}));
+  app.add_option("--cache-dir", cache_dir, "Where compiled kernels are cached between processes")->capture_default_str();
+  app.add_flag("--no-cache", no_cache, "Compile every case afresh");
+  app.add_flag("--version", version, "Print the version and exit");
+  app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
+  app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
+  CLI11_PARSE(app, argc, argv);
+  if (no_cache) cache_dir.clear();
+
+  if (version) {
+    fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, HKCHECK_GIT_COMMIT);
+    return kExitOk;
+  }
+  if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir});
+  if (all && !patterns.empty()) {
+    fmt::print(stderr, "hkcheck: give --all or kernel names, not both\n");
+    return kExitUsage;
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string exe = self_exe(argv[0]);
+  if (manifest_dir.empty()) manifest_dir = default_manifest_dir(exe);
+  if (!fs::is_directory(manifest_dir)) {
+    fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run from the repository root or pass --manifests)\n", manifest_dir);
+    return kExitUsage;
+  }
+
+  // Load and validate every manifest; a broken one is reported and the rest still run.
+  std::vector<KernelSpec> kernels;
+  std::vector<std::string> manifest_errors, failed_kernels;
+  std::map<std::string, std::string> kernel_home;
+  for (const std::string& file : find_manifests(manifest_dir)) {
+    ManifestLoad load = load_manifest(file);
+    manifest_errors.insert(manifest_errors.end(), load.errors.begin(), load.errors.end());
+    failed_kernels.insert(failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());
+    for (KernelSpec& k : load.kernels) {
+      if (const auto it = kernel_home.find(k.name); it != kernel_home.end()) {
+        manifest_errors.push_back(fmt::format("{}: {}/name: kernel '{}' is already defined in {}", file, k.json_path, k.name, it->second));
+        failed_kernels.push_back(k.name);
+        continue;
+      }
+      kernel_home[k.name] = file;
+      kernels.push_back(std::move(k));
+    }
+  }
+  for (const auto& e : manifest_errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", e);
+
+  const Selection sel = select_kernels(kernels, patterns);
+  for (const auto& e : sel.errors) fmt::print(stderr, "hkcheck: {}\n", e);
+  if (!sel.errors.empty()) return kExitUsage;
+
+  if (list) {
+    for (const KernelSpec* k : sel.kernels) {
+      fmt::print("{}  ({} cases; {} -> {}, reference {})\n", k->name, k->cases.size(), k->manifest, k->source, k->reference);
+      for (const CaseSpec& c : k->cases) fmt::print("  {}\n", c.name);
+    }
+    return manifest_errors.empty() ? kExitOk : kExitUsage;
+  }
+
+  RunOptions ropt{exe, backend, device, timeout, 120, seed, cache_dir};
+  Runner runner(ropt);
+  RunInfo run;
+  run.hkcheck_version = HKCHECK_VERSION;
+  run.git_commit = HKCHECK_GIT_COMMIT;
+  run.host = hostname();
+  run.started_at = now_iso();
+  run.seed = seed;
+  run.command.assign(argv, argv + argc);
+  run.manifest_errors = manifest_errors;
+
+  std::string why;
+  const auto dev = runner.probe(&why);
+  std::vector<CaseResult> results;
+  size_t total = 0;
+  for (const KernelSpec* k : sel.kernels) total += k->cases.size();
+  if (dev) {
+    run.backend = dev->backend;
+    run.device = *dev;
+    fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases\n", dev->backend, dev->name, dev->arch, dev->runtime_version, total);
+  } else {
+    run.backend = "none";
+    fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
+  }
+  if (out_dir.empty()) out_dir = "results/" + (dev ? device_slug(dev->name) : std::string("no-device"));
+
+  size_t done = 0;
+  for (const KernelSpec* k : sel.kernels) {
+    for (const CaseSpec& c : k->cases) {
+      CaseResult r;
+      if (dev) {
+        r = runner.run(*k, c);
+      } else {
+        r.kernel = k->name, r.case_name = c.name, r.manifest = k->manifest, r.params = c.params;
+        r.status = Status::SKIP, r.reason = "NO_DEVICE", r.message = why;
+      }
+      ++done;
+      if (dev)
+        fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k->name, c.name, status_name(r.status),
+                   r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 120));
+      results.push_back(std::move(r));
+    }
+  }
+  for (const auto& name : failed_kernels) {
+    if (!patterns.empty() && select_kernels({KernelSpec{name}}, patterns).kernels.empty()) continue;
+    CaseResult r;
+    r.kernel = name;
+    r.case_name = "(manifest)";
+    r.status = Status::ERROR;
+    r.message = "not run: its manifest entry has errors (see manifest_errors)";
+    results.push_back(std::move(r));
+  }
+
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string err;
+  if (!write_reports(out_dir, run, results, &err)) {
+    fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
+    return kExitUsage;
+  }
+  const Counts c = count_results(results);
+  fmt::print(stderr, "hkcheck: {} cases: {} PASS, {} FAIL, {} CRASH, {} TIMEOUT, {} SKIP, {} COMPILE_ERROR, {} ERROR in {:.1f} s\n",
+             c.total, c.pass, c.fail, c.crash, c.timeout, c.skip, c.compile_error, c.error, run.wall_s);
+  fmt::print(stderr, "hkcheck: wrote {0}/test_results.json and {0}/test_results.md\n", out_dir);
+  if (!manifest_errors.empty()) return kExitUsage;
+  const bool failed = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); });
+  return failed ? kExitFailed : kExitOk;
+}

@@ -1,0 +1,356 @@
+#include "manifest.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "case_plan.h"
+#include "dtype.h"
+#include "reference.h"
+
+namespace hk {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::in: return "in";
+    case Role::out: return "out";
+    case Role::inout: return "inout";
+  }
+  return "?";
+}
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Thrown inside one kernel's validation; caught per kernel so the others still load.
+struct FieldError {
+  std::string path, what;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw FieldError{path, what}; }
+
+const char* kind_of(const json& j) {
+  if (j.is_object()) return "an object";
+  if (j.is_array()) return "an array";
+  if (j.is_string()) return "a string";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number()) return "a number";
+  return "null";
+}
+
+void check_keys(const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return it.key() == a; }) == allowed.end()) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(path + "/" + it.key(), "unknown field (expected one of: " + list + ")");
+    }
+  }
+}
+
+const json& need(const json& obj, const char* key, const std::string& path) {
+  if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
+  return obj.at(key);
+}
+
+std::string need_string(const json& obj, const char* key, const std::string& path) {
+  const json& v = need(obj, key, path);
+  if (!v.is_string() || v.get<std::string>().empty())
+    fail(path + "/" + key, fmt::format("expected a non-empty string, got {}", kind_of(v)));
+  return v.get<std::string>();
+}
+
+// An expression: a JSON number or a string to be evaluated later.
+std::string expr_text(const json& v, const std::string& path) {
+  if (v.is_number()) return v.dump();
+  if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+  fail(path, fmt::format("expected a number or an expression string, got {}", kind_of(v)));
+}
+
+std::vector<std::string> expr_list(const json& v, const std::string& path, size_t min, size_t max) {
+  if (!v.is_array() || v.size() < min || v.size() > max)
+    fail(path, fmt::format("expected an array of {} to {} expressions, got {}", min, max, kind_of(v)));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(expr_text(v[i], fmt::format("{}/{}", path, i)));
+  return out;
+}
+
+Params read_params(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected an object of parameters, got {}", kind_of(v)));
+  Params p;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (it->is_number()) p[it.key()] = it->get<double>();
+    else if (it->is_string()) p[it.key()] = it->get<std::string>();
+    else fail(path + "/" + it.key(), fmt::format("expected a number or a string, got {}", kind_of(*it)));
+  }
+  return p;
+}
+
+ToleranceSpec read_tolerance(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected an object with atol, rtol, ulps; got {}", kind_of(v)));
+  check_keys(v, path, {"atol", "rtol", "ulps"});
+  ToleranceSpec t;
+  auto get = [&](const char* key, std::optional<double>& out) {
+    if (!v.contains(key)) return;
+    if (!v[key].is_number() || v[key].get<double>() < 0)
+      fail(path + "/" + key, "expected a number >= 0");
+    out = v[key].get<double>();
+  };
+  get("atol", t.atol);
+  get("rtol", t.rtol);
+  get("ulps", t.ulps);
+  return t;
+}
+
+GeneratorSpec read_generator(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected a generator object, got {}", kind_of(v)));
+  GeneratorSpec g;
+  g.kind = need_string(v, "kind", path);
+  static const std::map<std::string, std::vector<std::string>> kFields = {
+      {"normal", {"mean", "std"}},     {"uniform", {"low", "high"}},    {"int", {"low", "high"}},
+      {"arange", {"start", "step", "mod"}}, {"constant", {"value"}}, {"permutation", {"start", "step"}},
+  };
+  const auto it = kFields.find(g.kind);
+  if (it == kFields.end())
+    fail(path + "/kind", "unknown generator '" + g.kind + "' (expected normal, uniform, int, arange, constant or permutation)");
+  for (auto f = v.begin(); f != v.end(); ++f) {
+    if (f.key() == "kind") continue;
+    if (std::find(it->second.begin(), it->second.end(), f.key()) == it->second.end())
+      fail(path + "/" + f.key(), "unknown field for generator '" + g.kind + "'");
+    g.fields[f.key()] = expr_text(*f, path + "/" + f.key());
+  }
+  if ((g.kind == "int" && (!g.fields.count("low") || !g.fields.count("high"))))
+    fail(path, "generator 'int' needs both 'low' and 'high'");
+  if (g.kind == "constant" && !g.fields.count("value")) fail(path + "/value", "required field is missing");
+  return g;
+}
+
+TensorSpec read_tensor(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected a tensor object, got {}", kind_of(v)));
+  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance"});
+  TensorSpec t;
+  t.name = need_string(v, "name", path);
+  t.dtype = need_string(v, "dtype", path);
+  if (t.dtype[0] != '$' && !parse_dtype(t.dtype))
+    fail(path + "/dtype", "unknown dtype '" + t.dtype + "' (expected one of: " + dtype_list() + ", or $param)");
+  t.shape = expr_list(need(v, "shape", path), path + "/shape", 0, 8);
+  const std::string role = need_string(v, "role", path);
+  if (role == "in") t.role = Role::in;
+  else if (role == "out") t.role = Role::out;
+  else if (role == "inout") t.role = Role::inout;
+  else fail(path + "/role", "expected \"in\", \"out\" or \"inout\", got \"" + role + "\"");
+  if (v.contains("init")) t.init = read_generator(v["init"], path + "/init");
+  else if (t.role != Role::out) fail(path + "/init", "required for a tensor with role '" + role + "'");
+  if (v.contains("tolerance")) {
+    if (t.role == Role::in) fail(path + "/tolerance", "an input tensor is not compared; tolerance applies to out/inout");
+    t.tolerance = read_tolerance(v["tolerance"], path + "/tolerance");
+  }
+  return t;
+}
+
+ArgSpec read_arg(const json& v, const std::string& path, const std::vector<TensorSpec>& tensors) {
+  ArgSpec a;
+  if (v.is_string()) {
+    a.tensor = v.get<std::string>();
+    if (std::none_of(tensors.begin(), tensors.end(), [&](const TensorSpec& t) { return t.name == a.tensor; }))
+      fail(path, "no tensor named '" + a.tensor + "' (a scalar is written {\"dtype\": ..., \"value\": ...})");
+    return a;
+  }
+  if (!v.is_object()) fail(path, fmt::format("expected a tensor name or a scalar object, got {}", kind_of(v)));
+  check_keys(v, path, {"dtype", "value"});
+  a.scalar_dtype = need_string(v, "dtype", path);
+  static const std::set<std::string> kScalar = {"f32", "f64", "i32", "i64", "u32", "u64"};
+  if (!kScalar.count(a.scalar_dtype))
+    fail(path + "/dtype", "unknown scalar dtype '" + a.scalar_dtype + "' (expected f32, f64, i32, i64, u32 or u64)");
+  a.value = expr_text(need(v, "value", path), path + "/value");
+  return a;
+}
+
+// Expands the manifest's "cases" array (explicit cases and sweeps) into concrete cases.
+std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const Params& defaults) {
+  if (!v.is_array() || v.empty()) fail(path, "expected a non-empty array of cases");
+  std::vector<CaseSpec> cases;
+  std::vector<std::string> case_paths;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string p = fmt::format("{}/{}", path, i);
+    const json& c = v[i];
+    if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
+    check_keys(c, p, {"name", "params", "sweep", "tolerance"});
+    Params base = defaults;
+    if (c.contains("params"))
+      for (auto& [k, val] : read_params(c["params"], p + "/params")) base[k] = val;
+    std::map<std::string, ToleranceSpec> tol;
+    if (c.contains("tolerance")) {
+      if (!c["tolerance"].is_object()) fail(p + "/tolerance", "expected an object: tensor name -> tolerance");
+      for (auto t = c["tolerance"].begin(); t != c["tolerance"].end(); ++t)
+        tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
+    }
+    if (!c.contains("sweep")) {
+      CaseSpec cs{need_string(c, "name", p), base, tol};
+      cases.push_back(cs);
+      case_paths.push_back(p);
+      continue;
+    }
+    const json& sw = c["sweep"];
+    if (!sw.is_object() || sw.empty()) fail(p + "/sweep", "expected an object: parameter -> array of values");
+    std::vector<std::pair<std::string, std::vector<ParamValue>>> axes;
+    for (auto a = sw.begin(); a != sw.end(); ++a) {
+      if (!a->is_array() || a->empty()) fail(p + "/sweep/" + a.key(), "expected a non-empty array of values");
+      std::vector<ParamValue> vals;
+      for (const json& x : *a) {
+        if (x.is_number()) vals.emplace_back(x.get<double>());
+        else if (x.is_string()) vals.emplace_back(x.get<std::string>());
+        else fail(p + "/sweep/" + a.key(), "values must be numbers or strings");
+      }
+      axes.emplace_back(a.key(), vals);
+    }
+    const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
+    std::vector<size_t> idx(axes.size(), 0);
+    for (;;) {
+      CaseSpec cs{prefix, base, tol};
+      for (size_t a = 0; a < axes.size(); ++a) {
+        cs.params[axes[a].first] = axes[a].second[idx[a]];
+        cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);
+      }
+      cases.push_back(cs);
+      case_paths.push_back(p);
+      size_t a = axes.size();
+      while (a > 0 && ++idx[a - 1] == axes[a - 1].second.size()) idx[--a] = 0;
+      if (a == 0) break;
+    }
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (!seen.insert(cases[i].name).second) fail(case_paths[i], "duplicate case name '" + cases[i].name + "'");
+  return cases;
+}
+
+KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
+  if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
+  check_keys(v, path, {"name", "source", "entry", "defines", "reference", "params", "cases", "tensors", "args", "launch", "timeout"});
+  KernelSpec k;
+  k.manifest = file;
+  k.json_path = path;
+  k.name = need_string(v, "name", path);
+  if (!std::regex_match(k.name, std::regex("[A-Za-z0-9_.-]+")))
+    fail(path + "/name", "kernel names use letters, digits, '_', '.' and '-' only");
+  const std::string source = need_string(v, "source", path);
+  k.source = (fs::path(file).parent_path() / source).lexically_normal().string();
+  if (!fs::is_regular_file(k.source)) fail(path + "/source", "kernel file not found: " + k.source);
+  k.entry = need_string(v, "entry", path);
+  k.reference = need_string(v, "reference", path);
+  if (!ref::find(k.reference))
+    fail(path + "/reference", "no reference registered as '" + k.reference + "' (references/ defines them with HK_REFERENCE)");
+  if (v.contains("defines")) {
+    const json& d = v["defines"];
+    if (!d.is_object()) fail(path + "/defines", "expected an object: NAME -> value");
+    for (auto it = d.begin(); it != d.end(); ++it) {
+      if (!std::regex_match(it.key(), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+        fail(path + "/defines/" + it.key(), "not a valid macro name");
+      if (it->is_string()) k.defines[it.key()] = it->get<std::string>();
+      else if (it->is_number()) k.defines[it.key()] = param_to_string(it->get<double>());
+      else fail(path + "/defines/" + it.key(), "expected a string or a number");
+    }
+  }
+  if (v.contains("params")) k.params = read_params(v["params"], path + "/params");
+  if (v.contains("timeout")) {
+    if (!v["timeout"].is_number() || v["timeout"].get<double>() <= 0) fail(path + "/timeout", "expected seconds > 0");
+    k.timeout = v["timeout"].get<double>();
+  }
+  const json& tensors = need(v, "tensors", path);
+  if (!tensors.is_array() || tensors.empty()) fail(path + "/tensors", "expected a non-empty array of tensors");
+  std::set<std::string> names;
+  bool any_output = false;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string p = fmt::format("{}/tensors/{}", path, i);
+    k.tensors.push_back(read_tensor(tensors[i], p));
+    if (!names.insert(k.tensors.back().name).second) fail(p + "/name", "duplicate tensor name '" + k.tensors.back().name + "'");
+    any_output |= k.tensors.back().role != Role::in;
+  }
+  if (!any_output) fail(path + "/tensors", "no tensor has role out or inout: nothing would be checked");
+  const json& args = need(v, "args", path);
+  if (!args.is_array()) fail(path + "/args", "expected an array of arguments");
+  for (size_t i = 0; i < args.size(); ++i) k.args.push_back(read_arg(args[i], fmt::format("{}/args/{}", path, i), k.tensors));
+  const json& launch = need(v, "launch", path);
+  if (!launch.is_object()) fail(path + "/launch", "expected an object with grid, block and shared");
+  check_keys(launch, path + "/launch", {"grid", "block", "shared"});
+  k.launch.grid = expr_list(need(launch, "grid", path + "/launch"), path + "/launch/grid", 1, 3);
+  k.launch.block = expr_list(need(launch, "block", path + "/launch"), path + "/launch/block", 1, 3);
+  if (launch.contains("shared")) k.launch.shared = expr_text(launch["shared"], path + "/launch/shared");
+  k.cases = read_cases(need(v, "cases", path), path + "/cases", k.params);
+  // Every case must plan: a typo in an expression is reported now, not halfway through a run.
+  for (const CaseSpec& c : k.cases) {
+    try {
+      plan_case(k, c);
+    } catch (const PlanError& e) {
+      fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+ManifestLoad load_manifest(const std::string& file) {
+  ManifestLoad out;
+  json doc;
+  {
+    std::ifstream in(file);
+    if (!in) {
+      out.errors.push_back(file + ": cannot open the file");
+      out.failed_kernels.push_back(file);
+      return out;
+    }
+    try {
+      doc = json::parse(in);
+    } catch (const json::parse_error& e) {
+      out.errors.push_back(fmt::format("{}: not valid JSON: {}", file, e.what()));
+      out.failed_kernels.push_back(file);
+      return out;
+    }
+  }
+  try {
+    if (!doc.is_object()) fail("", fmt::format("expected a JSON object at the top level, got {}", kind_of(doc)));
+    check_keys(doc, "", {"hkcheck_manifest", "kernels"});
+    const json& ver = need(doc, "hkcheck_manifest", "");
+    if (!ver.is_number_integer() || ver.get<int>() != 1)
+      fail("/hkcheck_manifest", "expected 1 (the only manifest version this hkcheck reads), got " + ver.dump());
+    const json& kernels = need(doc, "kernels", "");
+    if (!kernels.is_array()) fail("/kernels", "expected an array of kernels");
+  } catch (const FieldError& e) {
+    out.errors.push_back(fmt::format("{}: {}: {}", file, e.path.empty() ? "/" : e.path, e.what));
+    out.failed_kernels.push_back(file);
+    return out;
+  }
+  const json& kernels = doc["kernels"];
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const std::string p = fmt::format("/kernels/{}", i);
+    try {
+      out.kernels.push_back(read_kernel(kernels[i], p, file));
+    } catch (const FieldError& e) {
+      out.errors.push_back(fmt::format("{}: {}: {}", file, e.path, e.what));
+      const json& k = kernels[i];
+      out.failed_kernels.push_back(k.is_object() && k.contains("name") && k["name"].is_string()
+                                       ? k["name"].get<std::string>()
+                                       : file + "#" + p);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> find_manifests(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace hk

@@ -1,0 +1,83 @@
+// Manifest v1 (docs/manifest.md): the kernels of one family, their cases, tensors, arguments,
+// launch shape, reference and tolerances, as written in the JSON file. Expressions stay text
+// here; case_plan.h evaluates them for one case.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "params.h"
+
+namespace hk {
+
+enum class Role { in, out, inout };
+const char* role_name(Role r);
+
+// Fields left unset take the output dtype's default (see default_tolerance in case_plan.h).
+struct ToleranceSpec {
+  std::optional<double> atol, rtol, ulps;
+};
+
+struct GeneratorSpec {
+  std::string kind;                           // normal uniform int arange constant permutation
+  std::map<std::string, std::string> fields;  // field -> expression text
+};
+
+struct TensorSpec {
+  std::string name;
+  std::string dtype;               // a dtype name or "$param"
+  std::vector<std::string> shape;  // expressions
+  Role role = Role::in;
+  std::optional<GeneratorSpec> init;
+  ToleranceSpec tolerance;
+};
+
+struct ArgSpec {
+  std::string tensor;        // set for a tensor argument
+  std::string scalar_dtype;  // set for a scalar: f32 f64 i32 i64 u32 u64
+  std::string value;         // the scalar's expression
+};
+
+struct LaunchSpec {
+  std::vector<std::string> grid, block;
+  std::string shared = "0";
+};
+
+struct CaseSpec {
+  std::string name;
+  Params params;  // the case's own, merged over the kernel's defaults
+  std::map<std::string, ToleranceSpec> tolerance;
+};
+
+struct KernelSpec {
+  std::string name;
+  std::string manifest;   // path of the manifest file
+  std::string json_path;  // e.g. /kernels/3, for error messages
+  std::string source;     // path of the kernel file, resolved against the manifest's folder
+  std::string entry;
+  std::string reference;
+  std::map<std::string, std::string> defines;
+  Params params;
+  std::vector<CaseSpec> cases;
+  std::vector<TensorSpec> tensors;
+  std::vector<ArgSpec> args;
+  LaunchSpec launch;
+  std::optional<double> timeout;
+};
+
+struct ManifestLoad {
+  std::vector<KernelSpec> kernels;   // only kernels that passed validation
+  std::vector<std::string> errors;   // "FILE: /json/path: what was expected"
+  std::vector<std::string> failed_kernels;  // names (or "FILE#/kernels/i") of kernels with errors
+};
+
+// Reads and validates one manifest, including every case's plan, so that a run never starts a
+// case that cannot be planned. Never throws for bad input: errors are collected.
+ManifestLoad load_manifest(const std::string& path);
+
+// All *.json files under dir, sorted.
+std::vector<std::string> find_manifests(const std::string& dir);
+
+}  // namespace hk

@@ -1,0 +1,67 @@
+#include "metrics.h"
+
+#include <cmath>
+
+namespace hk {
+
+std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t n = shape[d] > 0 ? shape[d] : 1;
+    idx[d] = flat % n;
+    flat /= n;
+  }
+  return idx;
+}
+
+OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& got, const std::vector<double>& ref) {
+  OutputMetrics m;
+  m.name = t.name;
+  m.dtype = dtype_name(t.dtype);
+  m.shape = t.shape;
+  m.numel = t.numel;
+  m.tolerance = t.tolerance;
+  const size_t esize = dtype_size(t.dtype);
+  const Tolerance& tol = t.tolerance;
+  double diff_sq = 0, ref_sq = 0;
+  int64_t worst_flat = -1;
+  for (int64_t i = 0; i < t.numel; ++i) {
+    const uint8_t* bytes = got.data() + static_cast<size_t>(i) * esize;
+    const double r = ref[static_cast<size_t>(i)];
+    const double g = decode(t.dtype, bytes);
+    bool ok;
+    if (is_poison(t.dtype, bytes) && !(std::isnan(r) && is_float(t.dtype))) {
+      ++m.unwritten;
+      ok = false;
+    } else if (!std::isfinite(r)) {
+      ok = (std::isnan(r) && std::isnan(g)) || g == r;  // the same NaN-ness or the same Inf
+    } else if (!std::isfinite(g)) {
+      ++m.nonfinite;
+      ok = false;
+    } else {
+      const double d = std::fabs(g - r);
+      const double ulps = d / ulp_at(t.dtype, r);
+      diff_sq += d * d;
+      ref_sq += r * r;
+      if (worst_flat < 0 || d > m.max_abs_diff) {
+        worst_flat = i;
+        m.max_abs_diff = d;
+        m.worst = ElementDiff{{}, g, r};
+      }
+      if (r != 0) m.max_rel_diff = std::max(m.max_rel_diff, d / std::fabs(r));
+      m.max_ulps = std::max(m.max_ulps, ulps);
+      ok = d <= tol.atol + tol.rtol * std::fabs(r) || (tol.ulps > 0 && ulps <= tol.ulps);
+    }
+    if (!ok) {
+      ++m.mismatches;
+      if (!m.first_mismatch) m.first_mismatch = ElementDiff{unravel(i, t.shape), g, r};
+    }
+  }
+  if (m.worst) m.worst->index = unravel(worst_flat, t.shape);
+  m.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  m.mismatch_fraction = t.numel ? static_cast<double>(m.mismatches) / static_cast<double>(t.numel) : 0;
+  m.pass = m.mismatches == 0;
+  return m;
+}
+
+}  // namespace hk

@@ -1,0 +1,89 @@
+// Exact round-to-nearest-even conversions between binary floating formats of up to 16 bits
+// (f16, bf16, fp8 e4m3/e5m2) and float/double. This one file is compiled both into the host
+// (dtype.cpp) and into every kernel (the device prelude), so host and device round alike.
+#pragma once
+#ifndef HK_HD
+#define HK_HD
+#endif
+
+struct HkFloatFormat {
+  int ebits;          // exponent field width
+  int mbits;          // stored mantissa bits
+  int bias;           // exponent bias
+  bool has_inf;       // IEEE-like: all-ones exponent is Inf/NaN
+  bool saturate;      // overflow gives the largest finite value instead of Inf/NaN
+  unsigned nan_bits;  // the canonical NaN pattern (positive)
+  double max_finite;  // largest finite magnitude
+};
+
+// f16 (IEEE binary16), bf16, OCP fp8 e4m3 (no Inf, saturating) and e5m2 (IEEE-like).
+#define HK_FMT_F16 HkFloatFormat{5, 10, 15, true, false, 0x7E00u, 65504.0}
+#define HK_FMT_BF16 HkFloatFormat{8, 7, 127, true, false, 0x7FC0u, 3.3895313892515355e38}
+#define HK_FMT_E4M3 HkFloatFormat{4, 3, 7, false, true, 0x7Fu, 448.0}
+#define HK_FMT_E5M2 HkFloatFormat{5, 2, 15, true, false, 0x7Eu, 57344.0}
+
+HK_HD inline float hk_rint(float x) { return rintf(x); }
+HK_HD inline double hk_rint(double x) { return rint(x); }
+HK_HD inline float hk_ldexp(float x, int e) { return ldexpf(x, e); }
+HK_HD inline double hk_ldexp(double x, int e) { return ldexp(x, e); }
+HK_HD inline float hk_frexp(float x, int* e) { return frexpf(x, e); }
+HK_HD inline double hk_frexp(double x, int* e) { return frexp(x, e); }
+
+// Encodes x (float or double) into the format's bit pattern, rounding to nearest even.
+template <typename F>
+HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
+  const unsigned sign = (x < F(0) || (x == F(0) && F(1) / x < F(0))) ? 1u : 0u;
+  const unsigned sign_bits = sign << (f.ebits + f.mbits);
+  if (x != x) return f.nan_bits | sign_bits;
+  F a = sign ? -x : x;
+  const unsigned exp_all_ones = (1u << f.ebits) - 1u;
+  const unsigned inf_bits = exp_all_ones << f.mbits;
+  const unsigned all_ones = (1u << (f.ebits + f.mbits)) - 1u;
+  // The largest finite pattern: below Inf, or below an all-ones NaN, or all ones.
+  const unsigned max_bits = f.has_inf ? inf_bits - 1u : (f.nan_bits == all_ones ? all_ones - 1u : all_ones);
+  if (a > F(f.max_finite) * F(2)) {  // also catches Inf
+    if (f.saturate) return max_bits | sign_bits;
+    return (f.has_inf ? inf_bits : f.nan_bits) | sign_bits;
+  }
+  const int emin = 1 - f.bias;  // exponent of the smallest normal
+  int e = 0;
+  hk_frexp(a, &e);
+  e -= 1;  // a = m * 2^e with m in [1, 2)
+  if (a == F(0) || e < emin) e = emin;
+  const F r = hk_ldexp(hk_rint(hk_ldexp(a, f.mbits - e)), e - f.mbits);  // exact: power-of-two scaling
+  if (r > F(f.max_finite)) {
+    if (f.saturate) return max_bits | sign_bits;
+    return (f.has_inf ? inf_bits : f.nan_bits) | sign_bits;
+  }
+  if (r == F(0)) return sign_bits;
+  int re = 0;
+  hk_frexp(r, &re);
+  re -= 1;
+  if (re < emin) {  // subnormal
+    return sign_bits | (unsigned)hk_ldexp(r, f.mbits - emin);
+  }
+  const unsigned mant = (unsigned)(hk_ldexp(r, f.mbits - re)) - (1u << f.mbits);
+  return sign_bits | ((unsigned)(re + f.bias) << f.mbits) | mant;
+}
+
+// Decodes a bit pattern of the format into float or double (exact: every value fits).
+template <typename F>
+HK_HD inline F hk_decode_float(unsigned bits, HkFloatFormat f) {
+  const unsigned mant_mask = (1u << f.mbits) - 1u;
+  const unsigned exp_all_ones = (1u << f.ebits) - 1u;
+  const unsigned mant = bits & mant_mask;
+  const unsigned expf_ = (bits >> f.mbits) & exp_all_ones;
+  const bool neg = (bits >> (f.ebits + f.mbits)) & 1u;
+  const F inf = hk_ldexp(F(1), 1 << 14);  // overflows to +Inf in float and double
+  F v;
+  if (f.has_inf && expf_ == exp_all_ones) {
+    v = mant ? inf - inf : inf;
+  } else if (!f.has_inf && (bits & ((1u << (f.ebits + f.mbits)) - 1u)) == f.nan_bits) {
+    v = inf - inf;
+  } else if (expf_ == 0) {
+    v = hk_ldexp(F(mant), 1 - f.bias - f.mbits);
+  } else {
+    v = hk_ldexp(F(mant | (1u << f.mbits)), (int)expf_ - f.bias - f.mbits);
+  }
+  return neg ? -v : v;
+}

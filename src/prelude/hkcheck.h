@@ -1,0 +1,126 @@
+// hkcheck device prelude: handed to the run-time compiler (NVRTC or hipRTC) as the in-memory
+// header "hkcheck.h" and included before every kernel source. It gives one dialect for both
+// vendors; documented in kernels/README.md. The build defines exactly one of HK_BACKEND_CUDA,
+// HK_BACKEND_HIP.
+#pragma once
+
+#define HK_HD __host__ __device__
+#define HK_KERNEL extern "C" __global__
+#define HK_DEVICE __device__ __forceinline__
+
+typedef float f32;
+typedef double f64;
+typedef signed char i8;
+typedef unsigned char u8;
+typedef short i16;
+typedef unsigned short u16;
+typedef int i32;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#if defined(HK_BACKEND_CUDA)
+#define HK_WARP_SIZE 32
+#elif defined(HK_BACKEND_HIP)
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define HK_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define HK_WARP_SIZE 64
+#endif
+#else
+#error "hkcheck prelude: no backend macro defined"
+#endif
+
+// Dynamic shared memory, sized by the manifest's launch.shared: HK_DYNAMIC_SHARED(float, buf);
+#define HK_DYNAMIC_SHARED(type, name)                       \
+  extern __shared__ __attribute__((aligned(16))) unsigned char hk_dyn_smem_[]; \
+  type* name = reinterpret_cast<type*>(hk_dyn_smem_)
+
+#include "hk_minifloat.h"
+
+// Storage types: plain bit containers; arithmetic is done in f32 after hk::to_f32.
+struct f16 { u16 bits; };
+struct bf16 { u16 bits; };
+struct fp8e4m3 { u8 bits; };
+struct fp8e5m2 { u8 bits; };
+
+namespace hk {
+
+HK_DEVICE float to_f32(float x) { return x; }
+HK_DEVICE float to_f32(double x) { return (float)x; }
+HK_DEVICE float to_f32(bf16 x) { return __uint_as_float((u32)x.bits << 16); }
+HK_DEVICE float to_f32(f16 x) { return hk_decode_float<float>(x.bits, HK_FMT_F16); }
+HK_DEVICE float to_f32(fp8e4m3 x) { return hk_decode_float<float>(x.bits, HK_FMT_E4M3); }
+HK_DEVICE float to_f32(fp8e5m2 x) { return hk_decode_float<float>(x.bits, HK_FMT_E5M2); }
+HK_DEVICE float to_f32(i8 x) { return (float)x; }
+HK_DEVICE float to_f32(u8 x) { return (float)x; }
+HK_DEVICE float to_f32(i32 x) { return (float)x; }
+HK_DEVICE float to_f32(i64 x) { return (float)x; }
+
+// from_f32<T>(v): round-to-nearest-even into T (fp8 e4m3 saturates to +-448; e5m2 overflows to Inf).
+template <typename T> HK_DEVICE T from_f32(float v);
+template <> HK_DEVICE float from_f32<float>(float v) { return v; }
+template <> HK_DEVICE double from_f32<double>(float v) { return v; }
+template <> HK_DEVICE bf16 from_f32<bf16>(float v) {
+  u32 u = __float_as_uint(v);
+  bf16 r;
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) { r.bits = (u16)((u >> 16) | 0x40u); return r; }  // quiet NaN
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  r.bits = (u16)(u >> 16);
+  return r;
+}
+template <> HK_DEVICE f16 from_f32<f16>(float v) { f16 r; r.bits = (u16)hk_encode_float(v, HK_FMT_F16); return r; }
+template <> HK_DEVICE fp8e4m3 from_f32<fp8e4m3>(float v) { fp8e4m3 r; r.bits = (u8)hk_encode_float(v, HK_FMT_E4M3); return r; }
+template <> HK_DEVICE fp8e5m2 from_f32<fp8e5m2>(float v) { fp8e5m2 r; r.bits = (u8)hk_encode_float(v, HK_FMT_E5M2); return r; }
+template <> HK_DEVICE i32 from_f32<i32>(float v) { return (i32)rintf(v); }
+
+template <typename T> HK_DEVICE T ceil_div(T a, T b) { return (a + b - 1) / b; }
+HK_DEVICE int lane_id() { return (int)(threadIdx.x % HK_WARP_SIZE); }
+HK_DEVICE int warp_id() { return (int)(threadIdx.x / HK_WARP_SIZE); }
+
+// Warp shuffles over the full warp (all lanes must take part).
+#if defined(HK_BACKEND_CUDA)
+template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+HK_DEVICE void sync_warp() { __syncwarp(); }
+#else
+template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor(v, mask); }
+template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl(v, src); }
+template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down(v, delta); }
+HK_DEVICE void sync_warp() {}
+#endif
+
+// Butterfly reductions: every lane gets the result.
+template <typename T> HK_DEVICE T warp_sum(T v) {
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) v += shfl_xor(v, m);
+  return v;
+}
+template <typename T> HK_DEVICE T warp_max(T v) {
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { T o = shfl_xor(v, m); v = o > v ? o : v; }
+  return v;
+}
+template <typename T> HK_DEVICE T warp_min(T v) {
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { T o = shfl_xor(v, m); v = o < v ? o : v; }
+  return v;
+}
+
+// Block reductions: every thread of the block must call; every thread gets the result.
+// blockDim.x must be a multiple of HK_WARP_SIZE and at most 1024.
+template <typename T, typename Op> HK_DEVICE T block_reduce(T v, Op op, T identity) {
+  __shared__ T partial[1024 / 32];
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) v = op(v, shfl_xor(v, m));
+  const int nwarps = (int)((blockDim.x + HK_WARP_SIZE - 1) / HK_WARP_SIZE);
+  __syncthreads();  // partial[] may still be read by a previous call
+  if (lane_id() == 0) partial[warp_id()] = v;
+  __syncthreads();
+  T r = lane_id() < nwarps ? partial[lane_id()] : identity;
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) r = op(r, shfl_xor(r, m));
+  return r;
+}
+struct SumOp { template <typename T> HK_DEVICE T operator()(T a, T b) const { return a + b; } };
+struct MaxOp { template <typename T> HK_DEVICE T operator()(T a, T b) const { return a > b ? a : b; } };
+template <typename T> HK_DEVICE T block_sum(T v) { return block_reduce(v, SumOp(), T(0)); }
+HK_DEVICE float block_max(float v) { return block_reduce(v, MaxOp(), -__int_as_float(0x7f800000)); }
+
+}  // namespace hk

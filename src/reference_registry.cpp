@@ -1,0 +1,79 @@
+// The reference registry and the Context that references read and write (references/reference.h).
+#include <fmt/format.h>
+
+#include "dtype.h"
+#include "reference.h"
+
+namespace hk::ref {
+namespace {
+std::map<std::string, Function>& registry() {
+  static std::map<std::string, Function> r;
+  return r;
+}
+}  // namespace
+
+int64_t Tensor::dim(int i) const {
+  const int n = static_cast<int>(shape.size());
+  const int k = i < 0 ? n + i : i;
+  if (k < 0 || k >= n) throw std::runtime_error(fmt::format("tensor '{}' has {} dimensions; dim({}) asked", name, n, i));
+  return shape[static_cast<size_t>(k)];
+}
+
+double Context::num(const std::string& name) const {
+  const auto it = numbers.find(name);
+  if (it == numbers.end()) throw std::runtime_error("the reference needs numeric parameter '" + name + "', which the case does not set");
+  return it->second;
+}
+
+int64_t Context::integer(const std::string& name) const { return static_cast<int64_t>(std::llround(num(name))); }
+
+std::string Context::str(const std::string& name) const {
+  const auto it = strings.find(name);
+  if (it == strings.end()) throw std::runtime_error("the reference needs string parameter '" + name + "', which the case does not set");
+  return it->second;
+}
+
+bool Context::has(const std::string& name) const { return numbers.count(name) || strings.count(name); }
+
+Tensor& Context::tensor(const std::string& name) {
+  const auto it = tensors.find(name);
+  if (it == tensors.end()) throw std::runtime_error("the reference needs tensor '" + name + "', which the manifest does not declare");
+  return it->second;
+}
+
+MatrixMap Context::matrix(const std::string& name) {
+  Tensor& t = tensor(name);
+  const int64_t cols = t.shape.empty() ? 1 : t.shape.back();
+  return matrix(name, cols ? t.numel() / cols : 0, cols);
+}
+
+MatrixMap Context::matrix(const std::string& name, int64_t rows, int64_t cols) {
+  Tensor& t = tensor(name);
+  if (rows * cols != t.numel())
+    throw std::runtime_error(fmt::format("tensor '{}' has {} elements, not {} x {}", name, t.numel(), rows, cols));
+  return MatrixMap(t.data.data(), rows, cols);
+}
+
+double Context::round_to(const std::string& tensor_name, double v) const {
+  const auto it = tensors.find(tensor_name);
+  if (it == tensors.end()) throw std::runtime_error("round_to: no tensor '" + tensor_name + "'");
+  return hk::round_to_dtype(*hk::parse_dtype(it->second.dtype), v);
+}
+
+const Function* find(const std::string& name) {
+  const auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> names() {
+  std::vector<std::string> out;
+  for (const auto& [n, f] : registry()) out.push_back(n);
+  return out;
+}
+
+Registrar::Registrar(const char* name, Function fn) {
+  if (!registry().emplace(name, std::move(fn)).second)
+    throw std::logic_error(std::string("two references registered as '") + name + "'");
+}
+
+}  // namespace hk::ref

@@ -1,0 +1,35 @@
+// Run reports: test_results.json (schema in docs/results.md) and test_results.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "result.h"
+
+namespace hk {
+
+constexpr int kResultsSchemaVersion = 1;
+
+struct RunInfo {
+  std::string hkcheck_version, git_commit, host, started_at;  // started_at: ISO 8601 UTC
+  uint64_t seed = 0;
+  std::string backend;
+  nlohmann::json device;  // DeviceInfo, or null when no device was found
+  std::vector<std::string> command;
+  std::vector<std::string> manifest_errors;
+  double wall_s = 0;
+};
+
+struct Counts {
+  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0;
+};
+Counts count_results(const std::vector<CaseResult>& results);
+
+nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
+std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results);
+
+// Writes both files into dir (created if needed), each atomically. Returns false with *err.
+bool write_reports(const std::string& dir, const RunInfo& run, const std::vector<CaseResult>& results, std::string* err);
+
+}  // namespace hk

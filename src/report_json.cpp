@@ -1,0 +1,66 @@
+#include <filesystem>
+
+#include "file_util.h"
+#include "report.h"
+
+namespace hk {
+
+using nlohmann::json;
+
+Counts count_results(const std::vector<CaseResult>& results) {
+  Counts c;
+  for (const CaseResult& r : results) {
+    ++c.total;
+    switch (r.status) {
+      case Status::PASS: ++c.pass; break;
+      case Status::FAIL: ++c.fail; break;
+      case Status::CRASH: ++c.crash; break;
+      case Status::TIMEOUT: ++c.timeout; break;
+      case Status::SKIP: ++c.skip; break;
+      case Status::COMPILE_ERROR: ++c.compile_error; break;
+      case Status::ERROR: ++c.error; break;
+    }
+  }
+  return c;
+}
+
+json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
+  const Counts c = count_results(results);
+  return {{"schema", "hkcheck-results"},
+          {"schema_version", kResultsSchemaVersion},
+          {"run",
+           {{"hkcheck_version", run.hkcheck_version},
+            {"git_commit", run.git_commit},
+            {"host", run.host},
+            {"started_at", run.started_at},
+            {"wall_s", run.wall_s},
+            {"seed", run.seed},
+            {"backend", run.backend},
+            {"device", run.device},
+            {"command", run.command},
+            {"manifest_errors", run.manifest_errors}}},
+          {"summary",
+           {{"total", c.total},
+            {"PASS", c.pass},
+            {"FAIL", c.fail},
+            {"CRASH", c.crash},
+            {"TIMEOUT", c.timeout},
+            {"SKIP", c.skip},
+            {"COMPILE_ERROR", c.compile_error},
+            {"ERROR", c.error}}},
+          {"cases", results}};
+}
+
+bool write_reports(const std::string& dir, const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    *err = "cannot create " + dir + ": " + ec.message();
+    return false;
+  }
+  const std::string text = results_json(run, results).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return write_file_atomic(dir + "/test_results.json", text, err) &&
+         write_file_atomic(dir + "/test_results.md", results_markdown(run, results), err);
+}
+
+}  // namespace hk

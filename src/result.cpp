@@ -1,0 +1,138 @@
+#include "result.h"
+
+#include <cmath>
+
+namespace hk {
+
+using nlohmann::json;
+
+namespace {
+constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR"};
+
+// JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+double read_number(const json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return NAN;
+    return s == "inf" ? INFINITY : -INFINITY;
+  }
+  return j.get<double>();
+}
+
+json diff_json(const ElementDiff& d) { return {{"index", d.index}, {"got", number(d.got)}, {"expected", number(d.expected)}}; }
+ElementDiff diff_from(const json& j) { return {j.at("index").get<std::vector<int64_t>>(), read_number(j.at("got")), read_number(j.at("expected"))}; }
+
+json params_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) {
+    if (const auto* s = std::get_if<std::string>(&v)) j[k] = *s;
+    else j[k] = std::get<double>(v);
+  }
+  return j;
+}
+}  // namespace
+
+const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
+
+std::optional<Status> parse_status(const std::string& s) {
+  for (int i = 0; i < 7; ++i)
+    if (s == kStatusNames[i]) return static_cast<Status>(i);
+  return std::nullopt;
+}
+
+bool status_ok(Status s) { return s == Status::PASS || s == Status::SKIP; }
+
+void to_json(json& j, const OutputMetrics& m) {
+  j = {{"name", m.name},
+       {"dtype", m.dtype},
+       {"shape", m.shape},
+       {"numel", m.numel},
+       {"tolerance", {{"atol", m.tolerance.atol}, {"rtol", m.tolerance.rtol}, {"ulps", m.tolerance.ulps}}},
+       {"max_abs_diff", number(m.max_abs_diff)},
+       {"max_rel_diff", number(m.max_rel_diff)},
+       {"rel_l2", number(m.rel_l2)},
+       {"max_ulps", number(m.max_ulps)},
+       {"mismatches", m.mismatches},
+       {"mismatch_fraction", m.mismatch_fraction},
+       {"unwritten", m.unwritten},
+       {"nonfinite", m.nonfinite},
+       {"pass", m.pass}};
+  j["first_mismatch"] = m.first_mismatch ? diff_json(*m.first_mismatch) : json(nullptr);
+  j["worst"] = m.worst ? diff_json(*m.worst) : json(nullptr);
+}
+
+void from_json(const json& j, OutputMetrics& m) {
+  m.name = j.at("name");
+  m.dtype = j.at("dtype");
+  m.shape = j.at("shape").get<std::vector<int64_t>>();
+  m.numel = j.at("numel");
+  const json& t = j.at("tolerance");
+  m.tolerance = {t.at("atol"), t.at("rtol"), t.at("ulps")};
+  m.max_abs_diff = read_number(j.at("max_abs_diff"));
+  m.max_rel_diff = read_number(j.at("max_rel_diff"));
+  m.rel_l2 = read_number(j.at("rel_l2"));
+  m.max_ulps = read_number(j.at("max_ulps"));
+  m.mismatches = j.at("mismatches");
+  m.mismatch_fraction = j.at("mismatch_fraction");
+  m.unwritten = j.at("unwritten");
+  m.nonfinite = j.at("nonfinite");
+  m.pass = j.at("pass");
+  if (!j.at("first_mismatch").is_null()) m.first_mismatch = diff_from(j["first_mismatch"]);
+  if (!j.at("worst").is_null()) m.worst = diff_from(j["worst"]);
+}
+
+void to_json(json& j, const CaseResult& r) {
+  j = {{"kernel", r.kernel},
+       {"case", r.case_name},
+       {"manifest", r.manifest},
+       {"params", params_json(r.params)},
+       {"status", status_name(r.status)},
+       {"reason", r.reason},
+       {"message", r.message},
+       {"outputs", r.outputs},
+       {"launch", r.launch.is_null() ? json::object() : r.launch},
+       {"timings_ms",
+        {{"compile", r.timings.compile_ms},
+         {"compile_cached", r.timings.compile_cached},
+         {"kernel", r.timings.kernel_ms},
+         {"reference", r.timings.reference_ms},
+         {"wall", r.timings.wall_ms}}},
+       {"notes", r.notes}};
+  if (r.limit)
+    j["limit"] = {{"what", r.limit->what},
+                  {"requested", r.limit->requested},
+                  {"limit", r.limit->limit},
+                  {"over_by", r.limit->requested - r.limit->limit}};
+  else
+    j["limit"] = nullptr;
+}
+
+void from_json(const json& j, CaseResult& r) {
+  r.kernel = j.at("kernel");
+  r.case_name = j.at("case");
+  r.manifest = j.value("manifest", "");
+  r.params.clear();
+  for (auto it = j.at("params").begin(); it != j.at("params").end(); ++it) {
+    if (it->is_string()) r.params[it.key()] = it->get<std::string>();
+    else r.params[it.key()] = it->get<double>();
+  }
+  const auto st = parse_status(j.at("status").get<std::string>());
+  if (!st) throw std::runtime_error("unknown status '" + j.at("status").get<std::string>() + "'");
+  r.status = *st;
+  r.reason = j.value("reason", "");
+  r.message = j.value("message", "");
+  r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
+  r.launch = j.value("launch", json::object());
+  const json& t = j.at("timings_ms");
+  r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached")};
+  r.notes = j.value("notes", std::vector<std::string>{});
+  if (j.contains("limit") && !j["limit"].is_null())
+    r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
+}
+
+}  // namespace hk

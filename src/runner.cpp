@@ -1,0 +1,142 @@
+#include "runner.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "subprocess.h"
+#include "worker.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+constexpr int kProtocolFd = 3;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+// Reads the worker's hello; fills *why when it does not come or says no.
+std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::string* why) {
+  std::string line;
+  const auto r = w.read_line(line, after(timeout_s));
+  if (r != Subprocess::Read::line) {
+    if (r == Subprocess::Read::timeout) w.kill();
+    const ExitStatus st = w.wait();
+    *why = r == Subprocess::Read::timeout
+               ? fmt::format("the worker did not start within {} s", timeout_s)
+               : "the worker ended before saying hello (" + st.describe() + ")";
+    const std::string tail = w.output_tail(2000);
+    if (!tail.empty()) *why += "; its output: " + tail;
+    return std::nullopt;
+  }
+  try {
+    const json hello = json::parse(line);
+    if (!hello.at("ok").get<bool>()) {
+      *why = hello.at("error").get<std::string>();
+      return std::nullopt;
+    }
+    return hello.at("device").get<DeviceInfo>();
+  } catch (const std::exception& e) {
+    *why = std::string("bad hello from the worker: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Runner::worker_argv() const {
+  std::vector<std::string> argv = {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(opt_.device),
+                                   "--protocol-fd", std::to_string(kProtocolFd)};
+  if (!opt_.cache_dir.empty()) {
+    argv.push_back("--cache-dir");
+    argv.push_back(opt_.cache_dir);
+  } else {
+    argv.push_back("--no-cache");
+  }
+  return argv;
+}
+
+std::optional<DeviceInfo> Runner::probe(std::string* why) {
+  try {
+    Subprocess w(worker_argv(), kProtocolFd);
+    auto dev = read_hello(w, opt_.start_timeout_s, why);
+    w.write_line(R"({"type":"exit"})");
+    w.close_stdin();
+    if (!w.wait_for(std::chrono::seconds(10))) w.kill();
+    if (dev) opt_.backend = dev->backend;
+    return dev;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+}
+
+CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c) {
+  const auto t0 = Clock::now();
+  CaseResult r;
+  r.kernel = k.name;
+  r.case_name = c.name;
+  r.manifest = k.manifest;
+  r.params = c.params;
+  auto finish = [&](CaseResult res) {
+    res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return res;
+  };
+  const double timeout = k.timeout.value_or(opt_.timeout_s);
+  try {
+    Subprocess w(worker_argv(), kProtocolFd);
+    std::string why;
+    if (!read_hello(w, opt_.start_timeout_s, &why)) {
+      r.status = Status::ERROR;
+      r.message = "worker could not open the device: " + why;
+      return finish(r);
+    }
+    const json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}};
+    if (!w.write_line(req.dump())) {
+      r.status = Status::ERROR;
+      r.message = "could not send the case to the worker";
+      return finish(r);
+    }
+    const auto deadline = after(timeout);
+    for (;;) {
+      std::string line;
+      const auto rd = w.read_line(line, deadline);
+      if (rd == Subprocess::Read::timeout) {
+        w.kill();
+        w.wait();
+        r.status = Status::TIMEOUT;
+        r.message = fmt::format("no result within {} s; the worker was killed", timeout);
+        const std::string tail = w.output_tail(2000);
+        if (!tail.empty()) r.notes.push_back("worker output: " + tail);
+        return finish(r);
+      }
+      if (rd == Subprocess::Read::eof) {
+        const ExitStatus st = w.wait();
+        r.status = Status::CRASH;
+        r.message = "the worker died before reporting: " + st.describe();
+        const std::string tail = w.output_tail(2000);
+        if (!tail.empty()) r.message += "; its output: " + tail;
+        return finish(r);
+      }
+      const json msg = json::parse(line);
+      if (msg.value("type", "") != "result") continue;  // "started"
+      r = msg.at("result").get<CaseResult>();
+      break;
+    }
+    w.write_line(R"({"type":"exit"})");
+    w.close_stdin();
+    if (!w.wait_for(std::chrono::seconds(10))) {
+      w.kill();
+      r.notes.push_back("the worker did not exit after its case and was killed");
+    }
+  } catch (const std::exception& e) {
+    r.status = Status::ERROR;
+    r.message = std::string("harness error: ") + e.what();
+  }
+  return finish(r);
+}
+
+}  // namespace hk

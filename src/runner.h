@@ -1,0 +1,42 @@
+// The parent side of isolation: it never loads a GPU library. Each case runs in a worker
+// process started with posix_spawn; a crash, a GPU fault or a hang costs that case only.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "backend.h"
+#include "manifest.h"
+#include "result.h"
+
+namespace hk {
+
+struct RunOptions {
+  std::string exe;               // this hkcheck binary, started again in worker mode
+  std::string backend = "auto";  // becomes the probed backend's name after probe()
+  int device = 0;
+  double timeout_s = 30;         // per case, from the request to the result
+  double start_timeout_s = 120;  // for a worker to create its context and say hello
+  uint64_t seed = 0;
+  std::string cache_dir;
+};
+
+class Runner {
+ public:
+  explicit Runner(RunOptions opt) : opt_(std::move(opt)) {}
+
+  // Starts one worker to find the device (and, for "auto", the backend). Returns nothing and
+  // sets *why when no device can be used.
+  std::optional<DeviceInfo> probe(std::string* why);
+
+  // Runs one case in a fresh worker and returns its result, whatever happens to the worker.
+  CaseResult run(const KernelSpec& k, const CaseSpec& c);
+
+  const RunOptions& options() const { return opt_; }
+
+ private:
+  std::vector<std::string> worker_argv() const;
+  RunOptions opt_;
+};
+
+}  // namespace hk

@@ -1,0 +1,19 @@
+// Which kernels a run covers: names or shell globs over all loaded kernels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "manifest.h"
+
+namespace hk {
+
+struct Selection {
+  std::vector<const KernelSpec*> kernels;  // in manifest order, each once
+  std::vector<std::string> errors;         // patterns that matched nothing, with suggestions
+};
+
+// Empty patterns select everything.
+Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<std::string>& patterns);
+
+}  // namespace hk

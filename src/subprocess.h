@@ -1,0 +1,54 @@
+// A child process started with posix_spawn (never a bare fork: a process that has touched a GPU
+// library cannot fork a child that uses one), with a pipe to its stdin, a protocol pipe it
+// writes lines to, and its stdout+stderr captured. It runs in its own process group so that a
+// kill reaches anything it started.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace hk {
+
+struct ExitStatus {
+  bool exited = false;  // normal exit with code
+  int code = 0;
+  bool signaled = false;
+  int signal = 0;
+  std::string describe() const;  // "exit code 3", "signal 11 (SIGSEGV)"
+};
+
+class Subprocess {
+ public:
+  // argv[0] is the program path. protocol_fd is the descriptor number the child writes its
+  // protocol lines to (passed to it in argv by the caller). Throws std::runtime_error.
+  Subprocess(const std::vector<std::string>& argv, int protocol_fd);
+  ~Subprocess();  // kills and reaps the child if still running
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  enum class Read { line, eof, timeout };
+  // Next protocol line (without '\n'), waiting until deadline; output is drained meanwhile.
+  Read read_line(std::string& line, std::chrono::steady_clock::time_point deadline);
+  bool write_line(const std::string& line);
+  void close_stdin();
+
+  void kill();                // SIGKILL to the whole process group
+  ExitStatus wait();          // reaps; idempotent
+  // Waits up to timeout for the child to exit by itself; true if it did.
+  bool wait_for(std::chrono::milliseconds timeout);
+  std::string output_tail(size_t max_bytes) const;  // last bytes of stdout+stderr
+  pid_t pid() const { return pid_; }
+
+ private:
+  void drain(int timeout_ms);
+  void record_exit(int wait_status);
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1, proto_fd_ = -1, out_fd_ = -1;
+  std::string proto_buf_, output_;
+  bool reaped_ = false;
+  ExitStatus status_;
+};
+
+}  // namespace hk

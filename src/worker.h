@@ -1,0 +1,28 @@
+// Worker mode: the process that touches the GPU. The parent starts it with fork+exec
+// (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it:
+//   worker -> parent (protocol fd): {"type":"hello","ok":true,"device":{...}}
+//                                    or {"type":"hello","ok":false,"error":"..."}
+//   parent -> worker (stdin):        {"type":"run","manifest":F,"kernel":K,"case":C,"seed":S}
+//   worker -> parent:                {"type":"started","kernel":K,"case":C}
+//                                    then {"type":"result","result":{...CaseResult...}}
+//   parent -> worker:                {"type":"exit"} or end of input
+// A worker may run any number of cases in sequence; after a sticky device fault it reports the
+// case and exits with kStickyExit, since only a new process gets a working context.
+#pragma once
+
+#include <string>
+
+namespace hk {
+
+struct WorkerOptions {
+  std::string backend;  // "auto" tries each built backend in turn
+  int device = 0;
+  int protocol_fd = 3;
+  std::string cache_dir;
+};
+
+constexpr int kStickyExit = 3;
+
+int run_worker(const WorkerOptions& opt);
+
+}  // namespace hk
