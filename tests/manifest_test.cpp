@@ -1,0 +1,173 @@
+#include "manifest.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "case_plan.h"
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+
+json valid_kernel(const std::string& name = "copy_kernel") {
+  json k = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy",
+    "defines": {"T": "$dtype"},
+    "params": {"n": 100, "dtype": "f32"},
+    "cases": [{"name": "small", "params": {"n": 7}},
+              {"sweep": {"n": [1, 1000], "dtype": ["f32", "bf16"]}}],
+    "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out", "tolerance": {"ulps": 2}}],
+    "args": ["out", "x", {"dtype": "i32", "value": "n"}],
+    "launch": {"grid": ["ceil_div(n, 256)"], "block": [256]}
+  })J");
+  k["name"] = name;
+  return k;
+}
+
+struct Fixture : ::testing::Test {
+  test::TempDir dir;
+  void SetUp() override { dir.write("k.cu", "#include \"hkcheck.h\"\n"); }
+  ManifestLoad load(const json& doc) { return load_manifest(dir.write("m.json", doc.dump())); }
+  ManifestLoad load_kernels(std::vector<json> kernels) { return load({{"hkcheck_manifest", 1}, {"kernels", kernels}}); }
+  // The single error of a manifest with one broken kernel.
+  std::string error_of(const json& kernel) {
+    const ManifestLoad m = load_kernels({kernel});
+    EXPECT_EQ(m.errors.size(), 1u);
+    EXPECT_TRUE(m.kernels.empty());
+    return m.errors.empty() ? "" : m.errors[0];
+  }
+};
+
+TEST_F(Fixture, ValidManifestLoadsAndSweepsExpand) {
+  const ManifestLoad m = load_kernels({valid_kernel()});
+  ASSERT_TRUE(m.errors.empty()) << m.errors[0];
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const KernelSpec& k = m.kernels[0];
+  ASSERT_EQ(k.cases.size(), 5u);
+  EXPECT_EQ(k.cases[0].name, "small");
+  EXPECT_EQ(k.cases[1].name, "dtype=f32,n=1");  // parameters in alphabetical order
+  EXPECT_EQ(k.cases[4].name, "dtype=bf16,n=1000");
+  const CasePlan p = plan_case(k, k.cases[4]);
+  EXPECT_EQ(p.tensors[0].dtype, DType::bf16);
+  EXPECT_EQ(p.tensors[1].shape, (std::vector<int64_t>{1000}));
+  EXPECT_EQ(p.grid[0], 4);
+  EXPECT_EQ(p.defines[0], (std::pair<std::string, std::string>{"T", "bf16"}));
+  EXPECT_DOUBLE_EQ(p.tensors[1].tolerance.ulps, 2);
+  EXPECT_DOUBLE_EQ(p.tensors[1].tolerance.atol, 1e-3);  // the bf16 default stays for unset fields
+  EXPECT_EQ(p.args[2].value, 1000);
+}
+
+TEST_F(Fixture, BrokenJsonNamesTheFile) {
+  const ManifestLoad m = load_manifest(dir.write("bad.json", "{ \"kernels\": [ }"));
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("bad.json: not valid JSON"), std::string::npos) << m.errors[0];
+}
+
+TEST_F(Fixture, WrongVersionIsRejected) {
+  const ManifestLoad m = load({{"hkcheck_manifest", 2}, {"kernels", json::array()}});
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("/hkcheck_manifest: expected 1"), std::string::npos) << m.errors[0];
+}
+
+TEST_F(Fixture, UnknownDtypeNamesTheJsonPath) {
+  json k = valid_kernel();
+  k["tensors"][1]["dtype"] = "bfloat16";
+  const std::string e = error_of(k);
+  EXPECT_NE(e.find("m.json: /kernels/0/tensors/1/dtype: unknown dtype 'bfloat16'"), std::string::npos) << e;
+}
+
+TEST_F(Fixture, UnknownDtypeThroughAParamIsCaught) {
+  json k = valid_kernel();
+  k["cases"] = json::parse(R"([{"name": "c", "params": {"dtype": "f8"}}])");
+  const std::string e = error_of(k);
+  EXPECT_NE(e.find("/kernels/0/tensors/0/dtype: case 'c': unknown dtype 'f8'"), std::string::npos) << e;
+}
+
+TEST_F(Fixture, MissingKernelFile) {
+  json k = valid_kernel();
+  k["source"] = "nope.cu";
+  EXPECT_NE(error_of(k).find("/kernels/0/source: kernel file not found"), std::string::npos);
+}
+
+TEST_F(Fixture, UnknownReference) {
+  json k = valid_kernel();
+  k["reference"] = "no_such_reference";
+  EXPECT_NE(error_of(k).find("/kernels/0/reference: no reference registered as 'no_such_reference'"), std::string::npos);
+}
+
+TEST_F(Fixture, MissingAndUnknownFields) {
+  json k = valid_kernel();
+  k.erase("entry");
+  EXPECT_NE(error_of(k).find("/kernels/0/entry: required field is missing"), std::string::npos);
+  k = valid_kernel();
+  k["lanch"] = json::object();
+  EXPECT_NE(error_of(k).find("/kernels/0/lanch: unknown field"), std::string::npos);
+}
+
+TEST_F(Fixture, BadExpressionNamesCaseAndPath) {
+  json k = valid_kernel();
+  k["tensors"][0]["shape"] = {"n * K"};
+  const std::string e = error_of(k);
+  EXPECT_NE(e.find("/kernels/0/tensors/0/shape/0"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown parameter 'K'"), std::string::npos) << e;
+}
+
+TEST_F(Fixture, GridMustBePositiveInteger) {
+  json k = valid_kernel();
+  k["launch"]["grid"] = {"n / 3"};
+  EXPECT_NE(error_of(k).find("/kernels/0/launch/grid/0"), std::string::npos);
+}
+
+TEST_F(Fixture, ArgumentMustNameATensor) {
+  json k = valid_kernel();
+  k["args"][1] = "y";
+  EXPECT_NE(error_of(k).find("/kernels/0/args/1: no tensor named 'y'"), std::string::npos);
+}
+
+TEST_F(Fixture, BadGeneratorAndRole) {
+  json k = valid_kernel();
+  k["tensors"][0]["init"] = {{"kind", "gaussian"}};
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init/kind: unknown generator 'gaussian'"), std::string::npos);
+  k = valid_kernel();
+  k["tensors"][0]["role"] = "input";
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/role"), std::string::npos);
+  k = valid_kernel();
+  k["tensors"][0].erase("init");
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init: required"), std::string::npos);
+}
+
+TEST_F(Fixture, DuplicateCaseNames) {
+  json k = valid_kernel();
+  k["cases"] = json::parse(R"([{"name": "a", "params": {}}, {"name": "a", "params": {}}])");
+  EXPECT_NE(error_of(k).find("duplicate case name 'a'"), std::string::npos);
+}
+
+TEST_F(Fixture, OneBrokenKernelDoesNotStopTheOthers) {
+  json bad = valid_kernel("bad");
+  bad["tensors"][0]["dtype"] = "f99";
+  const ManifestLoad m = load_kernels({valid_kernel("good1"), bad, valid_kernel("good2")});
+  EXPECT_EQ(m.errors.size(), 1u);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[0].name, "good1");
+  EXPECT_EQ(m.kernels[1].name, "good2");
+  EXPECT_EQ(m.failed_kernels, std::vector<std::string>{"bad"});
+}
+
+TEST_F(Fixture, CaseToleranceMustNameAnOutput) {
+  json k = valid_kernel();
+  k["cases"] = json::parse(R"([{"name": "a", "params": {}, "tolerance": {"x": {"atol": 1}}}])");
+  EXPECT_NE(error_of(k).find("'x', which is not an output"), std::string::npos);
+}
+
+TEST(SubstituteParams, ReplacesBothForms) {
+  const Params p = {{"dtype", std::string("bf16")}, {"K", 4.0}};
+  EXPECT_EQ(substitute_params("$dtype", p, ""), "bf16");
+  EXPECT_EQ(substitute_params("v${K}x$K", p, ""), "v4x4");
+  EXPECT_THROW(substitute_params("$nope", p, "/p"), PlanError);
+}
+
+}  // namespace
+}  // namespace hk

@@ -1,0 +1,96 @@
+#include "metrics.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace hk {
+namespace {
+
+TensorPlan out_tensor(DType t, std::vector<int64_t> shape, Tolerance tol) {
+  TensorPlan p;
+  p.name = "out";
+  p.dtype = t;
+  p.shape = shape;
+  p.numel = 1;
+  for (auto d : shape) p.numel *= d;
+  p.role = Role::out;
+  p.tolerance = tol;
+  return p;
+}
+
+TEST(Metrics, ExactMatchPasses) {
+  const auto t = out_tensor(DType::f32, {4}, {0, 0, 0});
+  const std::vector<double> v = {1, -2, 3.5, 0};
+  const auto m = compare_output(t, pack(DType::f32, v), v);
+  EXPECT_TRUE(m.pass);
+  EXPECT_EQ(m.mismatches, 0);
+  EXPECT_EQ(m.max_abs_diff, 0);
+}
+
+TEST(Metrics, UlpsAreReadOffTheReport) {
+  // bf16 at 8..16 has an ulp of 0.0625: one ulp off is max_ulps 1.
+  const auto t = out_tensor(DType::bf16, {2}, {0, 0, 1});
+  const auto m = compare_output(t, pack(DType::bf16, {8.0625, 10.0}), {8.0, 10.0});
+  EXPECT_TRUE(m.pass);
+  EXPECT_DOUBLE_EQ(m.max_abs_diff, 0.0625);
+  EXPECT_DOUBLE_EQ(m.max_ulps, 1.0);
+  const auto two = compare_output(t, pack(DType::bf16, {8.125, 10.0}), {8.0, 10.0});
+  EXPECT_FALSE(two.pass);
+  EXPECT_DOUBLE_EQ(two.max_ulps, 2.0);
+}
+
+TEST(Metrics, EitherToleranceIsEnough) {
+  const auto t = out_tensor(DType::f32, {2}, {0.5, 0, 1});
+  const auto m = compare_output(t, pack(DType::f32, {1.4, 100.0}), {1.0, 100.0});
+  EXPECT_TRUE(m.pass);  // 0.4 <= atol
+}
+
+TEST(Metrics, FirstMismatchHasAMultiDimensionalIndex) {
+  const auto t = out_tensor(DType::f32, {2, 3}, {1e-6, 0, 0});
+  std::vector<double> ref = {0, 1, 2, 3, 4, 5};
+  std::vector<double> got = ref;
+  got[4] = 40;
+  got[5] = 50;
+  const auto m = compare_output(t, pack(DType::f32, got), ref);
+  EXPECT_FALSE(m.pass);
+  EXPECT_EQ(m.mismatches, 2);
+  EXPECT_DOUBLE_EQ(m.mismatch_fraction, 2.0 / 6);
+  ASSERT_TRUE(m.first_mismatch);
+  EXPECT_EQ(m.first_mismatch->index, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(m.first_mismatch->got, 40);
+  EXPECT_EQ(m.first_mismatch->expected, 4);
+  ASSERT_TRUE(m.worst);
+  EXPECT_EQ(m.worst->index, (std::vector<int64_t>{1, 2}));
+  EXPECT_DOUBLE_EQ(m.max_abs_diff, 45);
+  EXPECT_NEAR(m.rel_l2, std::sqrt(36.0 * 36 + 45 * 45) / std::sqrt(55.0), 1e-9);
+}
+
+TEST(Metrics, UnwrittenAndNonFiniteAreCounted) {
+  const auto t = out_tensor(DType::bf16, {4}, {1, 1, 1});
+  std::vector<uint8_t> got = pack(DType::bf16, {1, NAN, INFINITY, 0});
+  write_poison(DType::bf16, got.data() + 6);  // element 3 never written
+  const auto m = compare_output(t, got, {1, 2, 3, 4});
+  EXPECT_FALSE(m.pass);
+  EXPECT_EQ(m.unwritten, 1);
+  EXPECT_EQ(m.nonfinite, 2);
+  EXPECT_EQ(m.mismatches, 3);
+  EXPECT_EQ(m.first_mismatch->index, (std::vector<int64_t>{1}));
+}
+
+TEST(Metrics, NanExpectedMatchesNanGot) {
+  const auto t = out_tensor(DType::f32, {1}, {0, 0, 0});
+  EXPECT_TRUE(compare_output(t, pack(DType::f32, {NAN}), {NAN}).pass);
+  EXPECT_FALSE(compare_output(t, pack(DType::f32, {1.0}), {NAN}).pass);
+}
+
+TEST(Metrics, IntegerPoisonIsUnwritten) {
+  const auto t = out_tensor(DType::i32, {3}, {0, 0, 0});
+  std::vector<uint8_t> got = pack(DType::i32, {5, 6, 7});
+  write_poison(DType::i32, got.data() + 4);
+  const auto m = compare_output(t, got, {5, 6, 7});
+  EXPECT_EQ(m.unwritten, 1);
+  EXPECT_FALSE(m.pass);
+}
+
+}  // namespace
+}  // namespace hk

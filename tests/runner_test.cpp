@@ -1,0 +1,93 @@
+// The parent's handling of workers that crash, hang, exit early or never start, using a fake
+// worker (tests/fake_worker.cpp) in place of `hkcheck --worker`.
+#include "runner.h"
+
+#include <chrono>
+#include <gtest/gtest.h>
+
+namespace hk {
+namespace {
+
+KernelSpec kernel(const std::string& name) {
+  KernelSpec k;
+  k.name = name;
+  k.manifest = "fake.json";
+  return k;
+}
+
+CaseResult run_fake(const std::string& kernel_name, double timeout = 5, const std::string& mode = "fake") {
+  Runner r(RunOptions{FAKE_WORKER_PATH, mode, 0, timeout, 5, 0, ""});
+  return r.run(kernel(kernel_name), CaseSpec{"c", {}, {}});
+}
+
+TEST(Runner, ProbeReportsTheDevice) {
+  Runner r(RunOptions{FAKE_WORKER_PATH, "fake", 0, 5, 5, 0, ""});
+  std::string why;
+  const auto dev = r.probe(&why);
+  ASSERT_TRUE(dev) << why;
+  EXPECT_EQ(dev->name, "Fake GPU 1GB");
+}
+
+TEST(Runner, ProbeExplainsAMissingDevice) {
+  Runner r(RunOptions{FAKE_WORKER_PATH, "no_device", 0, 5, 5, 0, ""});
+  std::string why;
+  EXPECT_FALSE(r.probe(&why));
+  EXPECT_EQ(why, "fake: no device");
+}
+
+TEST(Runner, HealthyCasePasses) {
+  const CaseResult r = run_fake("ok");
+  EXPECT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_GT(r.timings.wall_ms, 0);
+}
+
+TEST(Runner, SegfaultIsACrashOfThatCaseOnly) {
+  const CaseResult r = run_fake("segv");
+  EXPECT_EQ(r.status, Status::CRASH);
+  EXPECT_NE(r.message.find("SIGSEGV"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("fake worker running segv"), std::string::npos) << "the worker's output is kept";
+  EXPECT_EQ(run_fake("ok").status, Status::PASS);  // the next case is unaffected
+}
+
+TEST(Runner, AbortIsACrash) {
+  const CaseResult r = run_fake("abort");
+  EXPECT_EQ(r.status, Status::CRASH);
+  EXPECT_NE(r.message.find("SIGABRT"), std::string::npos) << r.message;
+}
+
+TEST(Runner, HangIsKilledAtTheTimeout) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CaseResult r = run_fake("hang", 1.0);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, Status::TIMEOUT);
+  EXPECT_GE(s, 1.0);
+  EXPECT_LT(s, 2.0) << "TIMEOUT must come within the timeout plus one second";
+  EXPECT_EQ(run_fake("ok").status, Status::PASS);
+}
+
+TEST(Runner, EarlyExitIsACrashWithTheExitCode) {
+  const CaseResult r = run_fake("early_exit");
+  EXPECT_EQ(r.status, Status::CRASH);
+  EXPECT_NE(r.message.find("exit code 7"), std::string::npos) << r.message;
+}
+
+TEST(Runner, WorkerThatNeverSaysHelloIsAnError) {
+  const CaseResult r = run_fake("ok", 5, "silent");
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("exit code 5"), std::string::npos) << r.message;
+}
+
+TEST(Runner, GarbageOnTheProtocolIsAHarnessError) {
+  const CaseResult r = run_fake("garbage");
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("harness error"), std::string::npos) << r.message;
+}
+
+TEST(Runner, MissingWorkerBinaryIsAnError) {
+  Runner r(RunOptions{"/nonexistent/hkcheck", "fake", 0, 5, 5, 0, ""});
+  const CaseResult res = r.run(kernel("ok"), CaseSpec{"c", {}, {}});
+  EXPECT_NE(res.status, Status::PASS);
+}
+
+}  // namespace
+}  // namespace hk

@@ -1,0 +1,33 @@
+// Helpers for tests that need files: a fresh temporary folder per test.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace hk::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "hkcheck_test_XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string path() const { return path_; }
+  std::string write(const std::string& name, const std::string& content) const {
+    const std::string p = path_ + "/" + name;
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+    std::ofstream(p) << content;
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace hk::test
