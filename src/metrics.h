@@ -25,7 +25,8 @@ struct OutputMetrics {
   double max_abs_diff = 0;
   double max_rel_diff = 0;     // over elements whose reference is not 0
   double rel_l2 = 0;           // ||got - ref|| / ||ref|| over finite elements
-  double max_ulps = 0;         // worst |got - ref| in units of the dtype's ulp at ref
+  double max_ulps = 0;         // worst |got - ref| in ulps of the dtype at ref, over elements off by
+                               // more than atol (else at the max_abs_diff element)
   int64_t mismatches = 0;      // elements outside tolerance (unwritten and NaN/Inf included)
   double mismatch_fraction = 0;
   int64_t unwritten = 0;       // still holding the poison pattern

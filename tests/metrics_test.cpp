@@ -39,6 +39,18 @@ TEST(Metrics, UlpsAreReadOffTheReport) {
   EXPECT_DOUBLE_EQ(two.max_ulps, 2.0);
 }
 
+TEST(Metrics, UlpsIgnoreNoiseBelowAtolNearZero) {
+  // A 1e-9 error at a reference of 1e-30 is ~1e20 bf16 ulps but well inside atol: it must not
+  // become the reported worst; the 1-ulp error at 8 is.
+  const auto t = out_tensor(DType::bf16, {2}, {1e-3, 0, 1});
+  const auto m = compare_output(t, pack(DType::bf16, {1e-9, 8.0625}), {1e-30, 8.0});
+  EXPECT_TRUE(m.pass);
+  EXPECT_DOUBLE_EQ(m.max_ulps, 1.0);
+  // When every error is inside atol, the ulps are those of the largest error.
+  const auto small = compare_output(t, pack(DType::bf16, {1e-9, 8.0}), {1e-30, 8.0});
+  EXPECT_GT(small.max_ulps, 1e10);
+}
+
 TEST(Metrics, EitherToleranceIsEnough) {
   const auto t = out_tensor(DType::f32, {2}, {0.5, 0, 1});
   const auto m = compare_output(t, pack(DType::f32, {1.4, 100.0}), {1.0, 100.0});
