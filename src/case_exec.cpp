@@ -1,5 +1,6 @@
 #include "case_exec.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include "case_plan.h"
 #include "file_util.h"
 #include "generator.h"
+#include "guard.h"
+#include "repeat_compare.h"
 #include "reference.h"
 
 namespace hk {
@@ -166,13 +169,15 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
   const DeviceInfo& dev = be.device();
   if (over_device_limits(plan, dev, r)) return finish(r);
 
-  size_t total_bytes = 0;
-  for (const TensorPlan& t : plan.tensors) total_bytes += t.bytes();
-  if (static_cast<int64_t>(total_bytes) > dev.total_memory) {
+  // Tensors (and their guards) that cannot fit in the device's memory are not attempted.
+  int64_t total_bytes = 0;
+  for (const TensorPlan& t : plan.tensors) total_bytes += static_cast<int64_t>(t.bytes() + 2 * kGuardBytes);
+  if (total_bytes > dev.total_memory) {
     r.status = Status::SKIP;
-    r.reason = "HW_LIMIT";
-    r.limit = LimitExceeded{"device memory for all tensors (bytes)", static_cast<int64_t>(total_bytes), dev.total_memory};
-    r.message = fmt::format("the tensors need {} bytes; the device has {}", total_bytes, dev.total_memory);
+    r.reason = "TOO_LARGE";
+    r.limit = LimitExceeded{"device memory for all tensors and their guards (bytes)", total_bytes, dev.total_memory};
+    r.message = fmt::format("the tensors need {} bytes with their guards; the device has {} (over by {})", total_bytes,
+                            dev.total_memory, total_bytes - dev.total_memory);
     return finish(r);
   }
 
@@ -231,19 +236,30 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       r.notes.push_back(fmt::format("opted in to {} bytes of dynamic shared memory (default limit {})", plan.shared_bytes, dev.shared_per_block));
     }
 
-    // Upload inputs; poison outputs so unwritten elements show.
+    // Every buffer sits between two guard regions; inputs are packed once and re-uploaded
+    // before every launch, outputs re-poisoned, so each launch starts from the same bytes.
+    const std::vector<uint8_t> guard = guard_pattern();
     std::vector<uint64_t> ptrs;
-    for (const TensorPlan& t : plan.tensors) {
-      const uint64_t p = buffers.alloc(t.bytes());
-      std::vector<uint8_t> bytes;
-      if (t.role == Role::out) {
-        bytes.resize(t.bytes());
-        for (int64_t i = 0; i < t.numel; ++i) write_poison(t.dtype, bytes.data() + static_cast<size_t>(i) * dtype_size(t.dtype));
-      } else {
-        bytes = pack(t.dtype, ctx.tensors[t.name].data);
+    std::vector<std::vector<uint8_t>> initial(plan.tensors.size());
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+      const TensorPlan& t = plan.tensors[i];
+      uint64_t base = 0;
+      try {
+        base = buffers.alloc(t.bytes() + 2 * kGuardBytes);
+      } catch (const BackendError& e) {
+        if (e.sticky) throw;
+        r.status = Status::SKIP;
+        r.reason = "TOO_LARGE";
+        r.message = fmt::format("the device could not allocate {} bytes for tensor '{}': {}", t.bytes() + 2 * kGuardBytes, t.name, e.what());
+        return finish(r);
       }
-      be.upload(p, bytes.data(), bytes.size());
-      ptrs.push_back(p);
+      ptrs.push_back(base + kGuardBytes);
+      if (t.role == Role::out) {
+        initial[i].resize(t.bytes());
+        for (int64_t e = 0; e < t.numel; ++e) write_poison(t.dtype, initial[i].data() + static_cast<size_t>(e) * dtype_size(t.dtype));
+      } else {
+        initial[i] = pack(t.dtype, ctx.tensors[t.name].data);
+      }
     }
     std::vector<ScalarArg> scalars(plan.args.size());
     std::vector<void*> argv;
@@ -256,16 +272,41 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
         argv.push_back(&scalars[i]);
       }
     }
-    const auto t_kernel = Clock::now();
-    be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
-    be.synchronize();
-    r.timings.kernel_ms = ms_since(t_kernel);
 
+    const int launches = std::max(opt.repeat, 1);
+    r.launches = launches;
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-      if (plan.tensors[i].role == Role::in) continue;
-      got[i].resize(plan.tensors[i].bytes());
-      be.download(got[i].data(), ptrs[i], got[i].size());
+    for (int launch = 1; launch <= launches; ++launch) {
+      for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const size_t bytes = plan.tensors[i].bytes();
+        be.upload(ptrs[i] - kGuardBytes, guard.data(), kGuardBytes);
+        be.upload(ptrs[i], initial[i].data(), bytes);
+        be.upload(ptrs[i] + bytes, guard.data(), kGuardBytes);
+      }
+      const auto t_kernel = Clock::now();
+      be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
+      be.synchronize();
+      if (launch == 1) r.timings.kernel_ms = ms_since(t_kernel);
+
+      for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const TensorPlan& t = plan.tensors[i];
+        std::vector<uint8_t> before(kGuardBytes), after(kGuardBytes);
+        be.download(before.data(), ptrs[i] - kGuardBytes, kGuardBytes);
+        be.download(after.data(), ptrs[i] + t.bytes(), kGuardBytes);
+        // A guard touched in several launches is reported once, as the first launch saw it.
+        for (const auto& v : {check_guard(t.name, "before", before), check_guard(t.name, "after", after)}) {
+          if (v && std::none_of(r.guards.begin(), r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
+            r.guards.push_back(*v);
+        }
+        if (t.role == Role::in) continue;
+        std::vector<uint8_t> out(t.bytes());
+        be.download(out.data(), ptrs[i], out.size());
+        if (launch == 1) {
+          got[i] = std::move(out);
+        } else if (const int64_t n = differing_elements(got[i], out, dtype_size(t.dtype)); n > 0) {
+          r.repeat_diffs.push_back(RepeatDiff{t.name, launch, n});
+        }
+      }
     }
 
     const auto t_ref = Clock::now();
@@ -274,6 +315,10 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     } catch (const std::exception& e) {
       r.status = Status::ERROR;
       r.message = fmt::format("reference '{}' failed: {}", k.reference, e.what());
+      return finish(r);
+    } catch (...) {
+      r.status = Status::ERROR;
+      r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", k.reference);
       return finish(r);
     }
     r.timings.reference_ms = ms_since(t_ref);
@@ -291,7 +336,12 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       r.outputs.push_back(compare_output(t, got[i], expected));
       pass &= r.outputs.back().pass;
     }
-    r.status = pass ? Status::PASS : Status::FAIL;
+    for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));
+    for (const RepeatDiff& d : r.repeat_diffs)
+      r.notes.push_back(fmt::format("{}: {} element(s) differ between launch 1 and launch {} on the same inputs", d.tensor, d.elements, d.launch));
+    // A race makes every other verdict unreliable, so it comes first.
+    if (!r.repeat_diffs.empty()) r.status = Status::FLAKY;
+    else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
   } catch (const MissingEntry& e) {
     r.status = Status::COMPILE_ERROR;
     r.message = e.what();

@@ -1,5 +1,6 @@
 // Runs one case inside a worker process: plan, check device limits, build inputs, compile, launch
-// on poisoned outputs, run the reference, compare. Everything it learns goes into the result;
+// on poisoned outputs inside guard regions (as many times as asked, to catch races), run the
+// reference, compare. Everything it learns goes into the result;
 // it throws only for a sticky device fault, after which the process must exit.
 #pragma once
 
@@ -15,6 +16,7 @@ namespace hk {
 
 struct ExecOptions {
   uint64_t seed = 0;  // the run's seed; each tensor's stream derives from it
+  int repeat = 1;     // launches on the same inputs; outputs that differ make the case FLAKY
 };
 
 // Compiled modules of this process and, optionally, on disk, keyed by everything that goes

@@ -10,6 +10,7 @@
 
 #include "case_plan.h"
 #include "dtype.h"
+#include "expectation.h"
 #include "reference.h"
 
 namespace hk {
@@ -172,6 +173,47 @@ ArgSpec read_arg(const json& v, const std::string& path, const std::vector<Tenso
   return a;
 }
 
+ExpectedVerdict read_one_expectation(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected an object {{\"status\", \"arch\", \"why\"}}, got {}", kind_of(v)));
+  check_keys(v, path, {"status", "arch", "why"});
+  ExpectedVerdict e;
+  e.status = need_string(v, "status", path);
+  const auto& names = expectable_statuses();
+  if (std::find(names.begin(), names.end(), e.status) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    fail(path + "/status", "cannot expect '" + e.status + "' (expected one of: " + list + ")");
+  }
+  if (v.contains("arch")) e.arch = need_string(v, "arch", path);
+  e.why = need_string(v, "why", path);
+  return e;
+}
+
+// "expect": one expectation or an array of them (one per arch, at most one for every device).
+std::vector<ExpectedVerdict> read_expectations(const json& v, const std::string& path) {
+  std::vector<ExpectedVerdict> out;
+  if (v.is_array()) {
+    if (v.empty()) fail(path, "expected an expectation object or a non-empty array of them");
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(read_one_expectation(v[i], fmt::format("{}/{}", path, i)));
+  } else {
+    out.push_back(read_one_expectation(v, path));
+  }
+  std::set<std::string> archs;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!archs.insert(out[i].arch).second)
+      fail(v.is_array() ? fmt::format("{}/{}/arch", path, i) : path,
+           out[i].arch.empty() ? "more than one expectation for every device" : "more than one expectation for arch '" + out[i].arch + "'");
+  return out;
+}
+
+std::optional<int> read_repeat(const json& obj, const std::string& path) {
+  if (!obj.contains("repeat")) return std::nullopt;
+  const json& v = obj["repeat"];
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000)
+    fail(path + "/repeat", "expected an integer from 1 to 1000 (launches on the same inputs)");
+  return v.get<int>();
+}
+
 // Expands the manifest's "cases" array (explicit cases and sweeps) into concrete cases.
 std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const Params& defaults) {
   if (!v.is_array() || v.empty()) fail(path, "expected a non-empty array of cases");
@@ -181,7 +223,9 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string p = fmt::format("{}/{}", path, i);
     const json& c = v[i];
     if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
-    check_keys(c, p, {"name", "params", "sweep", "tolerance"});
+    check_keys(c, p, {"name", "params", "sweep", "tolerance", "expect", "repeat"});
+    const std::vector<ExpectedVerdict> expect = c.contains("expect") ? read_expectations(c["expect"], p + "/expect") : std::vector<ExpectedVerdict>{};
+    const std::optional<int> repeat = read_repeat(c, p);
     Params base = defaults;
     if (c.contains("params"))
       for (auto& [k, val] : read_params(c["params"], p + "/params")) base[k] = val;
@@ -192,7 +236,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
         tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
     }
     if (!c.contains("sweep")) {
-      CaseSpec cs{need_string(c, "name", p), base, tol};
+      CaseSpec cs{need_string(c, "name", p), base, tol, expect, repeat};
       cases.push_back(cs);
       case_paths.push_back(p);
       continue;
@@ -213,7 +257,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
     std::vector<size_t> idx(axes.size(), 0);
     for (;;) {
-      CaseSpec cs{prefix, base, tol};
+      CaseSpec cs{prefix, base, tol, expect, repeat};
       for (size_t a = 0; a < axes.size(); ++a) {
         cs.params[axes[a].first] = axes[a].second[idx[a]];
         cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);
@@ -233,7 +277,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
 
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "source", "entry", "defines", "reference", "params", "cases", "tensors", "args", "launch", "timeout"});
+  check_keys(v, path, {"name", "source", "entry", "defines", "reference", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
   KernelSpec k;
   k.manifest = file;
   k.json_path = path;
@@ -263,6 +307,8 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
     if (!v["timeout"].is_number() || v["timeout"].get<double>() <= 0) fail(path + "/timeout", "expected seconds > 0");
     k.timeout = v["timeout"].get<double>();
   }
+  if (v.contains("expect")) k.expect = read_expectations(v["expect"], path + "/expect");
+  k.repeat = read_repeat(v, path);
   const json& tensors = need(v, "tensors", path);
   if (!tensors.is_array() || tensors.empty()) fail(path + "/tensors", "expected a non-empty array of tensors");
   std::set<std::string> names;
@@ -343,6 +389,8 @@ ManifestLoad load_manifest(const std::string& file) {
   }
   return out;
 }
+
+int manifest_repeat(const KernelSpec& k, const CaseSpec& c) { return c.repeat.value_or(k.repeat.value_or(1)); }
 
 std::vector<std::string> find_manifests(const std::string& dir) {
   std::vector<std::string> files;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "expected_verdict.h"
 #include "params.h"
 
 namespace hk {
@@ -49,6 +50,8 @@ struct CaseSpec {
   std::string name;
   Params params;  // the case's own, merged over the kernel's defaults
   std::map<std::string, ToleranceSpec> tolerance;
+  std::vector<ExpectedVerdict> expect;  // the case's own; the kernel's apply where these do not
+  std::optional<int> repeat;            // launches on the same inputs; overrides the kernel's
 };
 
 struct KernelSpec {
@@ -65,7 +68,12 @@ struct KernelSpec {
   std::vector<ArgSpec> args;
   LaunchSpec launch;
   std::optional<double> timeout;
+  std::vector<ExpectedVerdict> expect;  // verdicts every case of this kernel is known to reach
+  std::optional<int> repeat;
 };
+
+// The launches a case asks for: its own "repeat", else its kernel's, else 1.
+int manifest_repeat(const KernelSpec& k, const CaseSpec& c);
 
 struct ManifestLoad {
   std::vector<KernelSpec> kernels;   // only kernels that passed validation

@@ -22,9 +22,11 @@ struct RunInfo {
 };
 
 struct Counts {
-  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0;
+  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0;
 };
 Counts count_results(const std::vector<CaseResult>& results);
+// "N cases: a PASS, b FAIL, ..." as the console and the markdown print it.
+std::string counts_line(const Counts& c);
 
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results);

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <fmt/format.h>
 
 #include "file_util.h"
 #include "report.h"
@@ -19,9 +20,22 @@ Counts count_results(const std::vector<CaseResult>& results) {
       case Status::SKIP: ++c.skip; break;
       case Status::COMPILE_ERROR: ++c.compile_error; break;
       case Status::ERROR: ++c.error; break;
+      case Status::FLAKY: ++c.flaky; break;
+      case Status::XFAIL: ++c.xfail; break;
+      case Status::XPASS: ++c.xpass; break;
     }
   }
   return c;
+}
+
+std::string counts_line(const Counts& c) {
+  std::string s = fmt::format("{} cases: {} PASS, {} FAIL, {} CRASH, {} TIMEOUT, {} SKIP, {} COMPILE_ERROR, {} ERROR", c.total, c.pass,
+                              c.fail, c.crash, c.timeout, c.skip, c.compile_error, c.error);
+  // Statuses most runs never see are named only when they occur.
+  if (c.flaky) s += fmt::format(", {} FLAKY", c.flaky);
+  if (c.xfail) s += fmt::format(", {} XFAIL", c.xfail);
+  if (c.xpass) s += fmt::format(", {} XPASS", c.xpass);
+  return s;
 }
 
 json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
@@ -47,7 +61,10 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"TIMEOUT", c.timeout},
             {"SKIP", c.skip},
             {"COMPILE_ERROR", c.compile_error},
-            {"ERROR", c.error}}},
+            {"ERROR", c.error},
+            {"FLAKY", c.flaky},
+            {"XFAIL", c.xfail},
+            {"XPASS", c.xpass}}},
           {"cases", results}};
 }
 

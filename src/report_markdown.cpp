@@ -33,6 +33,19 @@ std::string summary_note(const CaseResult& r) {
   if (r.status == Status::SKIP && r.limit)
     return fmt::format("{}: {} requested {}, limit {} (over by {})", r.reason, r.limit->what, r.limit->requested,
                        r.limit->limit, r.limit->requested - r.limit->limit);
+  if ((r.status == Status::XFAIL || r.status == Status::XPASS) && r.actual_status && r.expected) {
+    CaseResult actual = r;
+    actual.status = *r.actual_status;
+    const std::string what = summary_note(actual);
+    return fmt::format("{} {} (expected: {}){}", r.status == Status::XFAIL ? "known" : "now", status_name(*r.actual_status),
+                       r.expected->why, what.empty() ? "" : "; " + what);
+  }
+  if (r.status == Status::FLAKY) {
+    std::string s;
+    for (const auto& d : r.repeat_diffs)
+      s += fmt::format("{}{}: {} element(s) differ between launch 1 and {}", s.empty() ? "" : "; ", d.tensor, d.elements, d.launch);
+    return s;
+  }
   if (r.status == Status::FAIL) {
     std::string s;
     for (const auto& o : r.outputs) {
@@ -41,6 +54,8 @@ std::string summary_note(const CaseResult& r) {
       if (o.unwritten) s += fmt::format(", {} unwritten", o.unwritten);
       if (o.nonfinite) s += fmt::format(", {} NaN/Inf", o.nonfinite);
     }
+    for (const auto& g : r.guards)
+      s += fmt::format("{}{}: {} byte(s) written {} the buffer", s.empty() ? "" : "; ", g.tensor, g.bytes, g.side == "before" ? "before" : "after");
     return s;
   }
   if (r.status == Status::PASS) {
@@ -63,8 +78,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   md += fmt::format("- device: {}, backend {}\n", device, run.backend);
   md += fmt::format("- hkcheck {} ({}), host {}, started {}, seed {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit,
                     run.host, run.started_at, run.seed, run.wall_s);
-  md += fmt::format("\n**{} cases: {} PASS, {} FAIL, {} CRASH, {} TIMEOUT, {} SKIP, {} COMPILE_ERROR, {} ERROR**\n", c.total,
-                    c.pass, c.fail, c.crash, c.timeout, c.skip, c.compile_error, c.error);
+  md += "\n**" + counts_line(c) + "**\n";
   if (!run.manifest_errors.empty()) {
     md += "\n## Manifest errors\n\n";
     for (const auto& e : run.manifest_errors) md += "- " + cell(e, 1000) + "\n";

@@ -7,7 +7,8 @@ namespace hk {
 using nlohmann::json;
 
 namespace {
-constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR"};
+constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS"};
+constexpr int kStatusCount = sizeof kStatusNames / sizeof kStatusNames[0];
 
 // JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
 json number(double v) {
@@ -40,12 +41,12 @@ json params_json(const Params& p) {
 const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
 
 std::optional<Status> parse_status(const std::string& s) {
-  for (int i = 0; i < 7; ++i)
+  for (int i = 0; i < kStatusCount; ++i)
     if (s == kStatusNames[i]) return static_cast<Status>(i);
   return std::nullopt;
 }
 
-bool status_ok(Status s) { return s == Status::PASS || s == Status::SKIP; }
+bool status_ok(Status s) { return s == Status::PASS || s == Status::SKIP || s == Status::XFAIL; }
 
 void to_json(json& j, const OutputMetrics& m) {
   j = {{"name", m.name},
@@ -103,6 +104,15 @@ void to_json(json& j, const CaseResult& r) {
          {"reference", r.timings.reference_ms},
          {"wall", r.timings.wall_ms}}},
        {"notes", r.notes}};
+  j["launches"] = r.launches;
+  j["guards"] = json::array();
+  for (const GuardViolation& g : r.guards)
+    j["guards"].push_back({{"tensor", g.tensor}, {"side", g.side}, {"bytes", g.bytes}, {"first_offset", g.first_offset}, {"last_offset", g.last_offset}});
+  j["repeat_diffs"] = json::array();
+  for (const RepeatDiff& d : r.repeat_diffs)
+    j["repeat_diffs"].push_back({{"tensor", d.tensor}, {"launch", d.launch}, {"elements", d.elements}});
+  j["expected"] = r.expected ? json{{"status", r.expected->status}, {"arch", r.expected->arch}, {"why", r.expected->why}} : json(nullptr);
+  j["actual_status"] = r.actual_status ? json(status_name(*r.actual_status)) : json(nullptr);
   if (r.limit)
     j["limit"] = {{"what", r.limit->what},
                   {"requested", r.limit->requested},
@@ -131,6 +141,19 @@ void from_json(const json& j, CaseResult& r) {
   const json& t = j.at("timings_ms");
   r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached")};
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.launches = j.value("launches", 0);
+  r.guards.clear();
+  for (const json& g : j.value("guards", json::array()))
+    r.guards.push_back({g.at("tensor"), g.at("side"), g.at("bytes"), g.at("first_offset"), g.at("last_offset")});
+  r.repeat_diffs.clear();
+  for (const json& d : j.value("repeat_diffs", json::array())) r.repeat_diffs.push_back({d.at("tensor"), d.at("launch"), d.at("elements")});
+  if (j.contains("expected") && !j["expected"].is_null())
+    r.expected = ExpectedVerdict{j["expected"].at("status"), j["expected"].value("arch", ""), j["expected"].value("why", "")};
+  if (j.contains("actual_status") && !j["actual_status"].is_null()) {
+    const auto actual = parse_status(j["actual_status"].get<std::string>());
+    if (!actual) throw std::runtime_error("unknown actual_status '" + j["actual_status"].get<std::string>() + "'");
+    r.actual_status = *actual;
+  }
   if (j.contains("limit") && !j["limit"].is_null())
     r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
 }

@@ -6,20 +6,38 @@
 #include <string>
 #include <vector>
 
+#include "expected_verdict.h"
 #include "metrics.h"
 #include "params.h"
 
 namespace hk {
 
-enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR };
+// FLAKY: launches of the same inputs gave different outputs. XFAIL: the case reached the verdict
+// its manifest expects (see expectation.h); XPASS: it was expected to go wrong and passed.
+enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS };
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
-bool status_ok(Status s);  // PASS and SKIP do not fail a run
+bool status_ok(Status s);  // PASS, SKIP and XFAIL do not fail a run
 
 // A resource the case asked for beyond what the device gives (SKIP with reason HW_LIMIT).
 struct LimitExceeded {
   std::string what;  // "dynamic shared memory (bytes)", "threads per block", ...
   int64_t requested = 0, limit = 0;
+};
+
+// Bytes changed in the guard regions around one device buffer (guard.h).
+struct GuardViolation {
+  std::string tensor;
+  std::string side;        // "before" (offsets < 0 from the buffer's start) or "after" (offsets >= 0 from its end)
+  int64_t bytes = 0;       // how many guard bytes changed
+  int64_t first_offset = 0, last_offset = 0;
+};
+
+// Launches that disagreed with the first launch on the same inputs (FLAKY).
+struct RepeatDiff {
+  std::string tensor;
+  int launch = 0;          // 2 for the second launch, ...
+  int64_t elements = 0;    // elements whose bytes differ from the first launch's
 };
 
 struct Timings {
@@ -38,6 +56,11 @@ struct CaseResult {
   nlohmann::json launch;  // grid, block, shared bytes
   Timings timings;
   std::vector<std::string> notes;
+  std::vector<GuardViolation> guards;  // empty when no guard was touched
+  int launches = 0;                    // how many times the kernel ran (--repeat / "repeat")
+  std::vector<RepeatDiff> repeat_diffs;
+  std::optional<ExpectedVerdict> expected;  // set when an expectation applied to this device
+  std::optional<Status> actual_status;      // for XFAIL and XPASS: the verdict before the expectation
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "expectation.h"
 #include "subprocess.h"
 #include "worker.h"
 
@@ -66,7 +67,10 @@ std::optional<DeviceInfo> Runner::probe(std::string* why) {
     w.write_line(R"({"type":"exit"})");
     w.close_stdin();
     if (!w.wait_for(std::chrono::seconds(10))) w.kill();
-    if (dev) opt_.backend = dev->backend;
+    if (dev) {
+      opt_.backend = dev->backend;
+      arch_ = dev->arch;
+    }
     return dev;
   } catch (const std::exception& e) {
     *why = e.what();
@@ -75,6 +79,10 @@ std::optional<DeviceInfo> Runner::probe(std::string* why) {
 }
 
 CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c) {
+  return apply_expectation(run_in_worker(k, c), case_expectation(k, c, arch_));
+}
+
+CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c) {
   const auto t0 = Clock::now();
   CaseResult r;
   r.kernel = k.name;
@@ -94,7 +102,7 @@ CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c) {
       r.message = "worker could not open the device: " + why;
       return finish(r);
     }
-    const json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}};
+    const json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}, {"repeat", opt_.repeat}};
     if (!w.write_line(req.dump())) {
       r.status = Status::ERROR;
       r.message = "could not send the case to the worker";

@@ -19,6 +19,7 @@ struct RunOptions {
   double start_timeout_s = 120;  // for a worker to create its context and say hello
   uint64_t seed = 0;
   std::string cache_dir;
+  int repeat = 1;                // launches per case on the same inputs (the manifest may ask for more)
 };
 
 class Runner {
@@ -29,14 +30,17 @@ class Runner {
   // sets *why when no device can be used.
   std::optional<DeviceInfo> probe(std::string* why);
 
-  // Runs one case in a fresh worker and returns its result, whatever happens to the worker.
+  // Runs one case in a fresh worker and returns its result, whatever happens to the worker,
+  // with the manifest's expectation for the probed device applied (XFAIL / XPASS).
   CaseResult run(const KernelSpec& k, const CaseSpec& c);
 
   const RunOptions& options() const { return opt_; }
 
  private:
   std::vector<std::string> worker_argv() const;
+  CaseResult run_in_worker(const KernelSpec& k, const CaseSpec& c);
   RunOptions opt_;
+  std::string arch_;  // the probed device's, for arch-specific expectations
 };
 
 }  // namespace hk

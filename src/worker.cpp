@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -87,7 +88,11 @@ int run_worker(const WorkerOptions& opt) {
     for (const KernelSpec& k : it->second.kernels) {
       if (k.name != kernel) continue;
       for (const CaseSpec& c : k.cases)
-        if (c.name == case_name) r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>()}, cache, &sticky);
+        if (c.name == case_name) {
+          // The run's --repeat, or more when the manifest asks for it.
+          const int repeat = std::max(req.value("repeat", 1), manifest_repeat(k, c));
+          r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>(), repeat}, cache, &sticky);
+        }
     }
     chan.send({{"type", "result"}, {"result", r}});
     if (sticky) return kStickyExit;

@@ -1,0 +1,14 @@
+// A verdict a manifest declares a case is known to reach ("expect"; expectation.h applies it).
+#pragma once
+
+#include <string>
+
+namespace hk {
+
+struct ExpectedVerdict {
+  std::string status;  // FAIL CRASH TIMEOUT COMPILE_ERROR ERROR FLAKY HW_LIMIT TOO_LARGE
+  std::string arch;    // empty: any device; else e.g. "sm_90", "gfx942"
+  std::string why;
+};
+
+}  // namespace hk

@@ -1,0 +1,32 @@
+// Guard regions: every device buffer of a case is allocated with kGuardBytes before and after
+// it, filled with a byte pattern; after each launch the guards are read back, and any byte that
+// changed shows a write outside the tensor (an off-by-one, a wrong stride) that would otherwise
+// land in unused memory and go unseen.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.h"
+
+namespace hk {
+
+// A multiple of 256, so the tensor inside the allocation keeps the allocation's alignment.
+constexpr size_t kGuardBytes = 256;
+// Not a plausible float, half or small integer in any byte position, and different from the
+// output poison.
+constexpr uint8_t kGuardByte = 0xA7;
+
+// The bytes a guard region holds before a launch.
+std::vector<uint8_t> guard_pattern();
+
+// Compares a guard region read back after the launch with the pattern. side: "before" reports
+// offsets from the buffer's start (-kGuardBytes .. -1), "after" from its end (0 .. kGuardBytes-1).
+std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region);
+
+// "out: 4 bytes written after the end (offsets +0..+3)", for notes.
+std::string describe(const GuardViolation& g);
+
+}  // namespace hk
