@@ -25,7 +25,7 @@ Output run(const std::string& args) {
 }
 
 TEST(RepoManifests, EveryManifestIsValid) {
-  for (const std::string dir : {"/manifests", "/tests/gpu_faults"}) {
+  for (const std::string dir : {"/manifests", "/tests/known_bad"}) {
     const auto files = find_manifests(std::string(REPO_DIR) + dir);
     ASSERT_FALSE(files.empty()) << dir;
     for (const auto& f : files) {

@@ -1,0 +1,10 @@
+// References for the known-bad corpus (tests/known_bad/) only: not for real kernels.
+#include <stdexcept>
+
+#include "reference.h"
+
+// A reference that fails: the case must end as ERROR with this message, and the run go on.
+HK_REFERENCE(known_bad_throws) {
+  (void)ctx;
+  throw std::runtime_error("known_bad_throws: this reference fails on purpose");
+}

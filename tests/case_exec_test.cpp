@@ -1,0 +1,209 @@
+// The worker's case executor on a simulated backend whose "kernels" are C++ functions over host
+// memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
+// through execute_case, without a GPU.
+#include "case_exec.h"
+
+#include <cstring>
+#include <functional>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+// A simulated kernel: out, x and n as the manifest below passes them; launch counts from 1.
+using SimKernel = std::function<void(float* out, const float* x, int n, int launch)>;
+
+class SimBackend : public Backend {
+ public:
+  SimBackend() {
+    dev_.backend = "sim";
+    dev_.name = "Simulated device";
+    dev_.arch = "sim_1";
+    dev_.max_threads_per_block = 1024;
+    dev_.max_block = {1024, 1024, 64};
+    dev_.max_grid = {1 << 30, 65535, 65535};
+    dev_.shared_per_block = 48 << 10;
+    dev_.shared_per_block_optin = 48 << 10;
+    dev_.total_memory = int64_t{1} << 30;
+  }
+  ~SimBackend() override { EXPECT_EQ(live_, 0) << "every buffer is freed"; }
+  DeviceInfo dev_;
+  std::map<std::string, SimKernel> kernels;
+  size_t refuse_alloc_over = SIZE_MAX;  // an allocation larger than this fails like an out-of-memory
+
+  const DeviceInfo& device() const override { return dev_; }
+  CompileOutput compile(const std::string&, const std::string&, const std::vector<std::string>&) override { return {true, "sim", ""}; }
+  Kernel load(const std::string&, const std::string& entry) override {
+    const auto it = kernels.find(entry);
+    if (it == kernels.end()) throw MissingEntry("no kernel named " + entry);
+    launches_[&it->second] = 0;
+    return &it->second;
+  }
+  KernelAttributes attributes(Kernel) override { return {1024, 0, 16}; }
+  void allow_dynamic_shared(Kernel, int64_t) override {}
+  uint64_t alloc(size_t bytes) override {
+    if (bytes > refuse_alloc_over) throw BackendError("simulated out of memory", false);
+    ++live_;
+    return reinterpret_cast<uint64_t>(new uint8_t[bytes]);
+  }
+  void free(uint64_t p) override {
+    --live_;
+    delete[] reinterpret_cast<uint8_t*>(p);
+  }
+  void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }
+  void download(void* dst, uint64_t src, size_t bytes) override { std::memcpy(dst, reinterpret_cast<const void*>(src), bytes); }
+  void launch(Kernel k, const std::array<int64_t, 3>&, const std::array<int64_t, 3>&, int64_t, void** args) override {
+    auto* fn = static_cast<SimKernel*>(k);
+    (*fn)(*static_cast<float**>(args[0]), *static_cast<const float**>(args[1]), *static_cast<int*>(args[2]), ++launches_[fn]);
+  }
+  void synchronize() override {}
+
+ private:
+  int live_ = 0;
+  std::map<SimKernel*, int> launches_;
+};
+
+struct CaseExec : ::testing::Test {
+  test::TempDir dir;
+  SimBackend be;
+  CompileCache cache{""};
+
+  // One kernel over x[n] -> out[n]; extra fields go into the kernel's manifest entry.
+  KernelSpec kernel(const std::string& entry, const json& extra = json::object()) {
+    dir.write("k.cu", "// simulated\n");
+    json k = json::parse(R"J({
+      "name": "k", "source": "k.cu", "entry": "e", "reference": "copy", "params": {"n": 100},
+      "cases": [{"name": "c"}],
+      "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                  {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+      "args": ["out", "x", {"dtype": "i32", "value": "n"}],
+      "launch": {"grid": [1], "block": [128]}
+    })J");
+    k["entry"] = entry;
+    k.update(extra);
+    const ManifestLoad m = load_manifest(dir.write("m.json", json{{"hkcheck_manifest", 1}, {"kernels", {k}}}.dump()));
+    EXPECT_TRUE(m.errors.empty()) << m.errors.at(0);
+    return m.kernels.at(0);
+  }
+  CaseResult run(const KernelSpec& k, int repeat = 1) {
+    bool sticky = false;
+    CaseResult r = execute_case(be, k, k.cases.at(0), ExecOptions{0, std::max(repeat, manifest_repeat(k, k.cases.at(0)))}, cache, &sticky);
+    EXPECT_FALSE(sticky);
+    return r;
+  }
+};
+
+void copy(float* out, const float* x, int n, int) {
+  for (int i = 0; i < n; ++i) out[i] = x[i];
+}
+
+TEST_F(CaseExec, CorrectKernelPassesWithCleanGuards) {
+  be.kernels["copy"] = copy;
+  const CaseResult r = run(kernel("copy"), 3);
+  EXPECT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_EQ(r.launches, 3);
+  EXPECT_TRUE(r.guards.empty());
+  EXPECT_TRUE(r.repeat_diffs.empty());
+}
+
+TEST_F(CaseExec, WritePastTheEndFailsWithItsOffsets) {
+  be.kernels["past_end"] = [](float* out, const float* x, int n, int) {
+    for (int i = 0; i <= n; ++i) out[i] = x[i < n ? i : n - 1];
+  };
+  const CaseResult r = run(kernel("past_end"));
+  EXPECT_EQ(r.status, Status::FAIL);
+  ASSERT_EQ(r.guards.size(), 1u);
+  EXPECT_EQ(r.guards[0].tensor, "out");
+  EXPECT_EQ(r.guards[0].side, "after");
+  EXPECT_EQ(r.guards[0].bytes, 4);
+  EXPECT_EQ(r.guards[0].first_offset, 0);
+  EXPECT_EQ(r.guards[0].last_offset, 3);
+  EXPECT_TRUE(r.outputs.at(0).pass) << "the values themselves are right: only the guard shows the bug";
+}
+
+TEST_F(CaseExec, WriteBeforeTheStartOfAnInputIsCaughtToo) {
+  be.kernels["before_x"] = [](float* out, const float* x, int n, int) {
+    const_cast<float*>(x)[-2] = 0.f;
+    copy(out, x, n, 0);
+  };
+  const CaseResult r = run(kernel("before_x"));
+  EXPECT_EQ(r.status, Status::FAIL);
+  ASSERT_EQ(r.guards.size(), 1u);
+  EXPECT_EQ(r.guards[0].tensor, "x");
+  EXPECT_EQ(r.guards[0].side, "before");
+  EXPECT_EQ(r.guards[0].first_offset, -8);
+  EXPECT_EQ(r.guards[0].last_offset, -5);
+}
+
+TEST_F(CaseExec, OutputsThatChangeBetweenLaunchesAreFlaky) {
+  // A stand-in for a race: from the second launch on, 3 elements come out different.
+  be.kernels["racy"] = [](float* out, const float* x, int n, int launch) {
+    copy(out, x, n, 0);
+    if (launch > 1)
+      for (int i = 0; i < 3; ++i) out[10 * i] += 1.f;
+  };
+  const CaseResult r = run(kernel("racy", {{"repeat", 3}}));
+  EXPECT_EQ(r.status, Status::FLAKY);
+  EXPECT_EQ(r.launches, 3);
+  ASSERT_EQ(r.repeat_diffs.size(), 2u);
+  EXPECT_EQ(r.repeat_diffs[0].launch, 2);
+  EXPECT_EQ(r.repeat_diffs[0].elements, 3);
+  EXPECT_EQ(r.repeat_diffs[1].launch, 3);
+  EXPECT_TRUE(r.outputs.at(0).pass) << "the first launch was right: only repeating shows the race";
+  // One launch cannot see it.
+  be.kernels["racy2"] = be.kernels["racy"];
+  EXPECT_EQ(run(kernel("racy2")).status, Status::PASS);
+}
+
+TEST_F(CaseExec, EachLaunchStartsFromTheSameInputsAndPoison) {
+  // Writes only on the first launch, and scribbles on its input: a second launch must see the
+  // original input and poisoned output again, so its (unwritten) output differs.
+  be.kernels["once"] = [](float* out, const float* x, int n, int launch) {
+    if (launch == 1) copy(out, x, n, 0);
+    const_cast<float*>(x)[0] = 42.f;
+  };
+  const CaseResult r = run(kernel("once"), 2);
+  EXPECT_EQ(r.status, Status::FLAKY);
+  ASSERT_EQ(r.repeat_diffs.size(), 1u);
+  EXPECT_EQ(r.repeat_diffs[0].elements, 100);
+}
+
+TEST_F(CaseExec, TensorsOverTheDeviceMemoryAreTooLarge) {
+  be.kernels["copy"] = copy;
+  const CaseResult r = run(kernel("copy", {{"params", {{"n", int64_t{1} << 30}}}}));
+  EXPECT_EQ(r.status, Status::SKIP);
+  EXPECT_EQ(r.reason, "TOO_LARGE");
+  ASSERT_TRUE(r.limit);
+  EXPECT_EQ(r.limit->requested, 2 * ((int64_t{4} << 30) + 512));
+  EXPECT_EQ(r.limit->limit, int64_t{1} << 30);
+  EXPECT_NE(r.message.find("over by"), std::string::npos);
+}
+
+TEST_F(CaseExec, RefusedAllocationIsTooLarge) {
+  be.kernels["copy"] = copy;
+  be.refuse_alloc_over = 1000;
+  const CaseResult r = run(kernel("copy", {{"params", {{"n", 1000}}}}));
+  EXPECT_EQ(r.status, Status::SKIP);
+  EXPECT_EQ(r.reason, "TOO_LARGE");
+  EXPECT_NE(r.message.find("simulated out of memory"), std::string::npos) << r.message;
+}
+
+TEST_F(CaseExec, ThrowingReferenceIsAnErrorWithItsMessage) {
+  be.kernels["copy"] = copy;
+  const CaseResult r = run(kernel("copy", {{"reference", "known_bad_throws"}}));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("this reference fails on purpose"), std::string::npos) << r.message;
+}
+
+TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
+  const CaseResult r = run(kernel("no_such_kernel"));
+  EXPECT_EQ(r.status, Status::COMPILE_ERROR);
+  EXPECT_NE(r.message.find("no_such_kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hk

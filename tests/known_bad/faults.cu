@@ -1,0 +1,92 @@
+// Kernels that go wrong on purpose, one way each: the harness must give each its verdict and
+// keep running. Run with: hkcheck --manifests tests/known_bad --all
+#include "hkcheck.h"
+
+HK_KERNEL void copy_ok(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i];
+}
+
+HK_KERNEL void illegal_address(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  f32* wild = reinterpret_cast<f32*>(0x10);  // never a valid device address
+  if (i < n) wild[i] = x[i];
+  if (i < n) out[i] = x[i];
+}
+
+HK_KERNEL void trap(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) __trap();
+  if (i < n) out[i] = x[i];
+}
+
+HK_KERNEL void endless(f32* out, const f32* x, int n) {
+  // The clock never runs backwards, so this never ends; reading it is a side effect the
+  // compiler cannot remove (an empty loop on a local may be optimised away).
+  const long long start = clock64();
+  while (clock64() - start >= 0) {
+  }
+  out[0] = x[0] + n;
+}
+
+HK_KERNEL void tail_unwritten(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < (n / 256) * 256) out[i] = x[i];  // rounds the grid's work down: the tail stays poisoned
+}
+
+HK_KERNEL void big_shared(f32* out, const f32* x, int n) {
+  HK_DYNAMIC_SHARED(f32, buf);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buf[threadIdx.x] = i < n ? x[i] : 0.f;
+  __syncthreads();
+  if (i < n) out[i] = buf[threadIdx.x];
+}
+
+// Per-head offset bug: the head's offset forgets the sequence length (head * dim instead of
+// head * seq * dim), so head 0 is right and every other head reads the wrong rows.
+HK_KERNEL void head_offset_bug(f32* out, const f32* x, int heads, int seq, int dim) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= heads * seq * dim) return;
+  const int head = i / (seq * dim), within = i % (seq * dim);
+  out[i] = x[head * dim + within];
+}
+
+// Off by one: "i <= n" writes one element past the end of out, into memory no tensor owns.
+HK_KERNEL void write_past_end(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = x[i < n ? i : n - 1];
+}
+
+// A missing barrier (blockDim.x == 256): each thread publishes its element in the tile and
+// writes out its partner's (t ^ 128) element, with no __syncthreads() between the two. A reader
+// that comes before its partner has published sees what the tile held before: the previous
+// block's scratch timestamps on this multiprocessor (or, on a CPU backend that runs a block's
+// threads one after another, on this OS thread), and a reader that comes after its partner
+// has already moved on sees the partner's timestamp. The second half also waits a
+// clock-derived time before publishing, so which readers are early changes from launch to launch.
+HK_KERNEL void race_missing_barrier(f32* out, const f32* x, int n) {
+  __shared__ f32 tile[256];
+  const int t = threadIdx.x;
+  const int i = blockIdx.x * 256 + t;
+  if (t >= 128) {
+    const long long start = clock64();
+    const long long wait = (start >> 3) & 4095;
+    while (clock64() - start < wait) {
+    }
+  }
+  tile[t] = i < n ? x[i] : 0.f;
+  // Missing here: __syncthreads();
+  const f32 partner = tile[t ^ 128];
+  const int j = blockIdx.x * 256 + (t ^ 128);
+  if (j < n) out[j] = partner;
+  tile[t] = (f32)(clock64() & 0xffffff);  // the tile reused as scratch, again without a barrier
+}
+
+// NaN and Inf where the reference is finite: every 100th element from 7 is NaN, from 8 is Inf.
+HK_KERNEL void nan_output(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (i % 100 == 7) out[i] = __int_as_float(0x7fc00000);
+  else if (i % 100 == 8) out[i] = __int_as_float(0x7f800000);
+  else out[i] = x[i];
+}

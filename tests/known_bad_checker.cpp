@@ -1,0 +1,140 @@
+#include "known_bad_checker.h"
+
+#include <fmt/format.h>
+#include <functional>
+#include <map>
+
+#include "expectation.h"
+
+namespace hk::test {
+namespace {
+
+using nlohmann::json;
+using Problems = std::vector<std::string>;
+
+const json* find_case(const json& results, const std::string& kernel, const std::string& case_name) {
+  for (const json& c : results.at("cases"))
+    if (c.value("kernel", "") == kernel && c.value("case", "") == case_name) return &c;
+  return nullptr;
+}
+
+const json& first_output(const json& c) {
+  static const json kNone = json::object();
+  return c.contains("outputs") && !c["outputs"].empty() ? c["outputs"][0] : kNone;
+}
+
+// Details per corpus kernel, beyond the status: they fail when a verdict is reached by accident.
+using DetailCheck = std::function<void(const json& c, Problems& p)>;
+const std::map<std::string, DetailCheck>& detail_checks() {
+  static const std::map<std::string, DetailCheck> kChecks = {
+      {"kb_head_offset",
+       [](const json& c, Problems& p) {
+         const json& fm = first_output(c).value("first_mismatch", json());
+         if (fm.is_null() || fm.at("index") != json::array({1, 0, 0}))
+           p.push_back("first mismatch should be at [1, 0, 0] (head 1), got " + fm.dump());
+       }},
+      {"fault_tail_unwritten",
+       [](const json& c, Problems& p) {
+         const int64_t n = 1000, tail = n - (n / 256) * 256;
+         if (first_output(c).value("unwritten", -1) != tail)
+           p.push_back(fmt::format("unwritten should be the tail, {}, got {}", tail, first_output(c).value("unwritten", json()).dump()));
+       }},
+      {"kb_write_past_end",
+       [](const json& c, Problems& p) {
+         const json want = {{"tensor", "out"}, {"side", "after"}, {"bytes", 4}, {"first_offset", 0}, {"last_offset", 3}};
+         if (c.value("guards", json::array()) != json::array({want}))
+           p.push_back("guards should be " + json::array({want}).dump() + ", got " + c.value("guards", json()).dump());
+       }},
+      {"kb_race_missing_barrier",
+       [](const json& c, Problems& p) {
+         if (c.value("launches", 0) < 2) p.push_back("should have been launched at least twice");
+         const json diffs = c.value("repeat_diffs", json::array());
+         if (diffs.empty() || diffs[0].value("elements", 0) <= 0) p.push_back("should report differing elements, got " + diffs.dump());
+       }},
+      {"kb_nan_output",
+       [](const json& c, Problems& p) {
+         if (first_output(c).value("nonfinite", -1) != 20)
+           p.push_back("nonfinite should be 20, got " + first_output(c).value("nonfinite", json()).dump());
+       }},
+      {"kb_reference_throws",
+       [](const json& c, Problems& p) {
+         if (c.value("message", "").find("this reference fails on purpose") == std::string::npos)
+           p.push_back("message should carry the reference's exception, got: " + c.value("message", ""));
+       }},
+      {"kb_too_large",
+       [](const json& c, Problems& p) {
+         const json& lim = c.value("limit", json());
+         if (lim.is_null() || lim.value("over_by", 0) <= 0) p.push_back("should report the bytes asked for and the device's memory");
+       }},
+      {"fault_shared_over_limit",
+       [](const json& c, Problems& p) {
+         const json& lim = c.value("limit", json());
+         if (lim.is_null() || lim.value("requested", 0) != 300000 || lim.value("over_by", 0) <= 0)
+           p.push_back("limit should show 300000 bytes requested and the excess, got " + lim.dump());
+       }},
+      {"fault_block_over_limit",
+       [](const json& c, Problems& p) {
+         const json& lim = c.value("limit", json());
+         if (lim.is_null() || lim.value("requested", 0) != 2048 || lim.value("over_by", 0) <= 0)
+           p.push_back("limit should show 2048 threads requested and the excess, got " + lim.dump());
+       }},
+      {"fault_missing_entry",
+       [](const json& c, Problems& p) {
+         if (c.value("message", "").find("no_such_kernel") == std::string::npos)
+           p.push_back("message should name the missing symbol no_such_kernel, got: " + c.value("message", ""));
+       }},
+      {"fault_syntax_error",
+       [](const json& c, Problems& p) {
+         if (c.value("message", "").find("syntax_error.cu") == std::string::npos)
+           p.push_back("message should carry the compiler's line in syntax_error.cu, got: " + c.value("message", ""));
+       }},
+      {"fault_endless",
+       [](const json& c, Problems& p) {
+         // The kernel's timeout is 3 s; the verdict must come within a second after it.
+         const double wall = c.at("timings_ms").value("wall", 0.0);
+         if (wall > 4000) p.push_back(fmt::format("TIMEOUT took {:.0f} ms, more than the 3 s timeout plus one second", wall));
+       }},
+  };
+  return kChecks;
+}
+
+void check_crash_text(const json& c, Problems& p) {
+  if (c.value("message", "").empty()) p.push_back("a CRASH must carry the error text");
+}
+
+}  // namespace
+
+std::vector<std::string> check_known_bad_run(const json& results, const std::vector<KernelSpec>& corpus) {
+  Problems all;
+  const std::string arch = results.at("run").value("device", json::object()).is_object()
+                               ? results["run"]["device"].value("arch", "")
+                               : std::string();
+  for (const KernelSpec& k : corpus) {
+    for (const CaseSpec& cs : k.cases) {
+      const std::string who = k.name + " / " + cs.name;
+      const json* c = find_case(results, k.name, cs.name);
+      if (!c) {
+        all.push_back(who + ": missing from the results");
+        continue;
+      }
+      Problems p;
+      const std::string status = c->value("status", "");
+      const auto expected = case_expectation(k, cs, arch);
+      if (!expected) {
+        if (status != "PASS") p.push_back("declares no expectation, so it should PASS; got " + status + ": " + c->value("message", ""));
+      } else {
+        const json actual = c->value("actual_status", json());
+        const std::string verdict = actual == "SKIP" ? c->value("reason", "") : actual.is_string() ? actual.get<std::string>() : "";
+        if (status != "XFAIL" || verdict != expected->status)
+          p.push_back(fmt::format("should be XFAIL with {} underneath; got {} ({}): {}", expected->status, status,
+                                  actual.is_null() ? "no actual_status" : actual.dump(), c->value("message", "")));
+        if (verdict == "CRASH") check_crash_text(*c, p);
+        if (const auto it = detail_checks().find(k.name); it != detail_checks().end()) it->second(*c, p);
+      }
+      for (const std::string& s : p) all.push_back(who + ": " + s);
+    }
+  }
+  return all;
+}
+
+}  // namespace hk::test

@@ -1,0 +1,17 @@
+# Runs the known-bad corpus on one backend and checks every verdict it declares:
+#   cmake -DHKCHECK=... -DCHECKER=... -DCORPUS=... -DBACKEND=host -DOUT=... -P run_known_bad.cmake
+# A run of the corpus is all XFAIL and PASS, so hkcheck itself must exit 0 as well.
+file(REMOVE_RECURSE "${OUT}")
+execute_process(
+  COMMAND "${HKCHECK}" --manifests "${CORPUS}" --backend "${BACKEND}" --out "${OUT}" --no-cache --timeout 30
+  RESULT_VARIABLE run_rc)
+if(NOT EXISTS "${OUT}/test_results.json")
+  message(FATAL_ERROR "hkcheck wrote no results (exit ${run_rc})")
+endif()
+execute_process(COMMAND "${CHECKER}" "${OUT}/test_results.json" "${CORPUS}" RESULT_VARIABLE check_rc)
+if(NOT check_rc EQUAL 0)
+  message(FATAL_ERROR "the corpus did not reach its declared verdicts (see above; ${OUT}/test_results.md)")
+endif()
+if(NOT run_rc EQUAL 0)
+  message(FATAL_ERROR "every verdict is as declared, yet hkcheck exited ${run_rc} instead of 0")
+endif()
