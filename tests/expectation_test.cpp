@@ -110,6 +110,22 @@ TEST(Expectation, CountsAndSummaryNameTheNewStatuses) {
   EXPECT_EQ(counts_line(count_results({result(Status::PASS)})).find("XFAIL"), std::string::npos);
 }
 
+TEST(Expectation, MarkdownSummarisesNewStatuses) {
+  CaseResult crash = result(Status::CRASH);
+  crash.message = "an illegal memory access was encountered";
+  CaseResult flaky = result(Status::FLAKY);
+  flaky.repeat_diffs = {{"out", 2, 17}};
+  CaseResult guard = result(Status::FAIL);
+  guard.guards = {{"out", "after", 4, 0, 3}};
+  const std::string md = results_markdown(RunInfo{}, {apply_expectation(crash, ExpectedVerdict{"CRASH", "", "null store"}), flaky, guard,
+                                                      apply_expectation(result(Status::PASS), ExpectedVerdict{"FAIL", "", "bug 7"})});
+  EXPECT_NE(md.find("| XFAIL | — | known CRASH (expected: null store); an illegal memory access"), std::string::npos) << md;
+  EXPECT_NE(md.find("| FLAKY | — | out: 17 element(s) differ between launch 1 and 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("out: 4 byte(s) written after the buffer"), std::string::npos) << md;
+  EXPECT_NE(md.find("| XPASS | — | now PASS (expected: bug 7)"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 FLAKY, 1 XFAIL, 1 XPASS"), std::string::npos) << md;
+}
+
 // --- the manifest field ---
 
 json kernel_with(const json& extra) {
