@@ -256,6 +256,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
         argv.push_back(&scalars[i]);
       }
     }
+    argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
     const auto t_kernel = Clock::now();
     be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
     be.synchronize();

@@ -181,7 +181,12 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string p = fmt::format("{}/{}", path, i);
     const json& c = v[i];
     if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
-    check_keys(c, p, {"name", "params", "sweep", "tolerance"});
+    check_keys(c, p, {"name", "params", "sweep", "tolerance", "tier"});
+    std::string tier = "small";
+    if (c.contains("tier")) {
+      tier = need_string(c, "tier", p);
+      if (tier != "small" && tier != "large") fail(p + "/tier", "expected \"small\" or \"large\", got \"" + tier + "\"");
+    }
     Params base = defaults;
     if (c.contains("params"))
       for (auto& [k, val] : read_params(c["params"], p + "/params")) base[k] = val;
@@ -192,7 +197,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
         tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
     }
     if (!c.contains("sweep")) {
-      CaseSpec cs{need_string(c, "name", p), base, tol};
+      CaseSpec cs{need_string(c, "name", p), base, tol, tier};
       cases.push_back(cs);
       case_paths.push_back(p);
       continue;
@@ -213,7 +218,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
     std::vector<size_t> idx(axes.size(), 0);
     for (;;) {
-      CaseSpec cs{prefix, base, tol};
+      CaseSpec cs{prefix, base, tol, tier};
       for (size_t a = 0; a < axes.size(); ++a) {
         cs.params[axes[a].first] = axes[a].second[idx[a]];
         cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);
