@@ -10,6 +10,7 @@ std::unique_ptr<Backend> open_cuda_backend(int device);
 #ifdef HKCHECK_WITH_HIP
 std::unique_ptr<Backend> open_hip_backend(int device);
 #endif
+std::unique_ptr<Backend> open_host_backend(const HostOptions& opt);
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
@@ -19,10 +20,12 @@ std::vector<std::string> backend_names() {
 #ifdef HKCHECK_WITH_HIP
   names.push_back("hip");
 #endif
+  names.push_back("host");  // last: "auto" prefers any GPU
   return names;
 }
 
-std::unique_ptr<Backend> open_backend(const std::string& name, int device) {
+std::unique_ptr<Backend> open_backend(const std::string& name, int device, const HostOptions& host) {
+  if (name == "host") return open_host_backend(host);
 #ifdef HKCHECK_WITH_CUDA
   if (name == "cuda") return open_cuda_backend(device);
 #endif
@@ -41,6 +44,8 @@ const std::vector<std::pair<std::string, std::string>>& prelude_headers() {
   static const std::vector<std::pair<std::string, std::string>> headers = {
       {"hkcheck.h", kPreludeHkcheck},
       {"hk_minifloat.h", kPreludeMinifloat},
+      {"hk_host.h", kPreludeHost},
+      {"hk_host_abi.h", kPreludeHostAbi},
   };
   return headers;
 }
@@ -59,6 +64,7 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
        {"total_memory", d.total_memory},
        {"multiprocessors", d.multiprocessors},
        {"warp_size", d.warp_size}};
+  if (!d.note.empty()) j["note"] = d.note;
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
@@ -75,6 +81,7 @@ void from_json(const nlohmann::json& j, DeviceInfo& d) {
   d.total_memory = j.at("total_memory");
   d.multiprocessors = j.at("multiprocessors");
   d.warp_size = j.at("warp_size");
+  d.note = j.value("note", "");
 }
 
 }  // namespace hk

@@ -28,6 +28,7 @@ struct DeviceInfo {
   int64_t total_memory = 0;
   int64_t multiprocessors = 0;
   int64_t warp_size = 0;
+  std::string note;  // e.g. why a run fell back to the host backend; empty when nothing to say
 };
 void to_json(nlohmann::json& j, const DeviceInfo& d);
 void from_json(const nlohmann::json& j, DeviceInfo& d);
@@ -84,8 +85,14 @@ class Backend {
   virtual void synchronize() = 0;
 };
 
-// Opens the named backend ("cuda" or "hip") on device index; throws BackendUnavailable.
-std::unique_ptr<Backend> open_backend(const std::string& name, int device);
+// Settings of the host (CPU) backend.
+struct HostOptions {
+  std::string profile = "h100";  // the declared device limits: host_profile.h
+  int threads = 0;               // OS threads running blocks; 0: one per core
+};
+
+// Opens the named backend ("cuda", "hip" or "host") on device index; throws BackendUnavailable.
+std::unique_ptr<Backend> open_backend(const std::string& name, int device, const HostOptions& host = {});
 // Backends compiled into this binary, in the order "auto" tries them.
 std::vector<std::string> backend_names();
 

@@ -272,6 +272,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
         argv.push_back(&scalars[i]);
       }
     }
+    argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
 
     const int launches = std::max(opt.repeat, 1);
     r.launches = launches;

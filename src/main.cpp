@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
@@ -11,6 +12,8 @@
 
 #include "report.h"
 #include "runner.h"
+#include "host_profile.h"
+#include "results_diff.h"
 #include "selection.h"
 #include "slug.h"
 #include "worker.h"
@@ -55,6 +58,31 @@ std::string hostname() {
   return buf;
 }
 
+int diff_command(const std::string& a, const std::string& b) {
+  nlohmann::json ja, jb;
+  for (auto [path, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
+    try {
+      std::ifstream in(*path);
+      if (!in) throw std::runtime_error("no such file");
+      *doc = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hkcheck: --diff: cannot read {}: {}\n", *path, e.what());
+      return kExitUsage;
+    }
+  }
+  ResultsDiff d;
+  try {
+    d = diff_results(ja, jb);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hkcheck: --diff: {}\n", e.what());
+    return kExitUsage;
+  }
+  for (const auto& c : d.changed) fmt::print("changed  {:<28} {:<40} {} -> {}\n", c.kernel, c.case_name, c.before, c.after);
+  for (const auto& c : d.missing) fmt::print("not compared  {:<23} {:<40} {} | {}\n", c.kernel, c.case_name, c.before, c.after);
+  fmt::print("{} cases compared: {} changed verdict, {} not run in both\n", d.compared, d.changed.size(), d.missing.size());
+  return d.changed.empty() ? kExitOk : kExitFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,7 +92,8 @@ int main(int argc, char** argv) {
                "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error."};
   std::vector<std::string> patterns;
   bool all = false, list = false, worker = false, no_cache = false, version = false;
-  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir();
+  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto";
+  HostOptions host;
   double timeout = 30;
   uint64_t seed = 0;
   int device = 0, protocol_fd = 3, repeat = 1;
@@ -79,12 +108,31 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--seed", seed, "Seed of the input generators")->capture_default_str();
   app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  app.add_option("--backend", backend, "auto, cuda or hip (auto: the first that finds a device)")
+  app.add_option("--backend", backend, "auto, cuda, hip or host (auto: the first GPU backend that finds a device, else host: the CPU)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cuda", "hip"}));
+      ->check(CLI::IsMember({"auto", "cuda", "hip", "host"}));
+  app.add_option("--host-profile", host.profile,
+                 "Device limits the host backend declares (shared memory, block size, warp size): " + host_profile_names())
+      ->capture_default_str()
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (const auto& p : host_profiles()) names.push_back(p.name);
+        return names;
+      }()));
+  app.add_option("--host-threads", host.threads, "OS threads the host backend runs blocks on (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--tier", tier, "Which size tiers to run: small, all, or auto (all on a GPU, small on the host backend)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "small", "all"}));
   app.add_option("--cache-dir", cache_dir, "Where compiled kernels are cached between processes")->capture_default_str();
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
   app.add_flag("--version", version, "Print the version and exit");
+  std::vector<std::string> diff_files;
+  app.add_option("--diff", diff_files,
+                 "Compare the verdicts of two runs: --diff A/test_results.json B/test_results.json; exit 1 when a case "
+                 "run by both changed its verdict")
+      ->expected(2);
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   CLI11_PARSE(app, argc, argv);
@@ -94,7 +142,8 @@ int main(int argc, char** argv) {
     fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, HKCHECK_GIT_COMMIT);
     return kExitOk;
   }
-  if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir});
+  if (!diff_files.empty()) return diff_command(diff_files[0], diff_files[1]);
+  if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir, host});
   if (all && !patterns.empty()) {
     fmt::print(stderr, "hkcheck: give --all or kernel names, not both\n");
     return kExitUsage;
@@ -140,7 +189,8 @@ int main(int argc, char** argv) {
     return manifest_errors.empty() ? kExitOk : kExitUsage;
   }
 
-  RunOptions ropt{exe, backend, device, timeout, 120, seed, cache_dir, repeat};
+  RunOptions ropt{exe, backend, device, timeout, 120, seed, cache_dir,
+                  {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads)}, repeat};
   Runner runner(ropt);
   RunInfo run;
   run.hkcheck_version = HKCHECK_VERSION;
@@ -159,18 +209,27 @@ int main(int argc, char** argv) {
   if (dev) {
     run.backend = dev->backend;
     run.device = *dev;
+    if (dev->backend == "host")
+      fmt::print(stderr, "hkcheck: host backend: kernels run on the CPU with the limits of the {} profile ({}), {}{}\n",
+                 host.profile, dev->arch, dev->runtime_version, dev->note.empty() ? "" : "; " + dev->note);
     fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases\n", dev->backend, dev->name, dev->arch, dev->runtime_version, total);
   } else {
     run.backend = "none";
     fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
   }
   if (out_dir.empty()) out_dir = "results/" + (dev ? device_slug(dev->name) : std::string("no-device"));
+  if (tier == "auto") tier = dev && dev->backend == "host" ? "small" : "all";
+  run.tier = tier;
 
   size_t done = 0;
   for (const KernelSpec* k : sel.kernels) {
     for (const CaseSpec& c : k->cases) {
       CaseResult r;
-      if (dev) {
+      if (dev && tier == "small" && c.tier != "small") {
+        r.kernel = k->name, r.case_name = c.name, r.manifest = k->manifest, r.params = c.params;
+        r.status = Status::SKIP, r.reason = "TIER";
+        r.message = fmt::format("a {} case; this run takes the {} tier (--tier all runs it)", c.tier, tier);
+      } else if (dev) {
         r = runner.run(*k, c);
       } else {
         r.kernel = k->name, r.case_name = c.name, r.manifest = k->manifest, r.params = c.params;

@@ -223,7 +223,12 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string p = fmt::format("{}/{}", path, i);
     const json& c = v[i];
     if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
-    check_keys(c, p, {"name", "params", "sweep", "tolerance", "expect", "repeat"});
+    check_keys(c, p, {"name", "params", "sweep", "tolerance", "tier", "expect", "repeat"});
+    std::string tier = "small";
+    if (c.contains("tier")) {
+      tier = need_string(c, "tier", p);
+      if (tier != "small" && tier != "large") fail(p + "/tier", "expected \"small\" or \"large\", got \"" + tier + "\"");
+    }
     const std::vector<ExpectedVerdict> expect = c.contains("expect") ? read_expectations(c["expect"], p + "/expect") : std::vector<ExpectedVerdict>{};
     const std::optional<int> repeat = read_repeat(c, p);
     Params base = defaults;
@@ -236,7 +241,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
         tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
     }
     if (!c.contains("sweep")) {
-      CaseSpec cs{need_string(c, "name", p), base, tol, expect, repeat};
+      CaseSpec cs{need_string(c, "name", p), base, tol, tier, expect, repeat};
       cases.push_back(cs);
       case_paths.push_back(p);
       continue;
@@ -257,7 +262,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
     std::vector<size_t> idx(axes.size(), 0);
     for (;;) {
-      CaseSpec cs{prefix, base, tol, expect, repeat};
+      CaseSpec cs{prefix, base, tol, tier, expect, repeat};
       for (size_t a = 0; a < axes.size(); ++a) {
         cs.params[axes[a].first] = axes[a].second[idx[a]];
         cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);

@@ -50,6 +50,9 @@ struct CaseSpec {
   std::string name;
   Params params;  // the case's own, merged over the kernel's defaults
   std::map<std::string, ToleranceSpec> tolerance;
+  // "small" or "large": large cases are too slow for the host backend on a small machine, which
+  // runs the small tier unless told otherwise (--tier).
+  std::string tier = "small";
   std::vector<ExpectedVerdict> expect;  // the case's own; the kernel's apply where these do not
   std::optional<int> repeat;            // launches on the same inputs; overrides the kernel's
 };

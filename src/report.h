@@ -15,6 +15,7 @@ struct RunInfo {
   std::string hkcheck_version, git_commit, host, started_at;  // started_at: ISO 8601 UTC
   uint64_t seed = 0;
   std::string backend;
+  std::string tier = "all";  // size tiers run: "all" or "small"
   nlohmann::json device;  // DeviceInfo, or null when no device was found
   std::vector<std::string> command;
   std::vector<std::string> manifest_errors;

@@ -50,6 +50,7 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"wall_s", run.wall_s},
             {"seed", run.seed},
             {"backend", run.backend},
+            {"tier", run.tier},
             {"device", run.device},
             {"command", run.command},
             {"manifest_errors", run.manifest_errors}}},

@@ -75,7 +75,8 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   const Counts c = count_results(results);
   std::string md = "# hkcheck results\n\n";
   const std::string device = run.device.is_null() ? "no device" : run.device.value("name", "?") + " (" + run.device.value("arch", "?") + ")";
-  md += fmt::format("- device: {}, backend {}\n", device, run.backend);
+  md += fmt::format("- device: {}, backend {}{}\n", device, run.backend, run.tier == "all" ? "" : ", tier " + run.tier + " only");
+  if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + run.device.value("note", "") + "\n";
   md += fmt::format("- hkcheck {} ({}), host {}, started {}, seed {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit,
                     run.host, run.started_at, run.seed, run.wall_s);
   md += "\n**" + counts_line(c) + "**\n";

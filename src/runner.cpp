@@ -57,6 +57,7 @@ std::vector<std::string> Runner::worker_argv() const {
   } else {
     argv.push_back("--no-cache");
   }
+  argv.insert(argv.end(), opt_.worker_args.begin(), opt_.worker_args.end());
   return argv;
 }
 

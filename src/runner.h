@@ -19,6 +19,7 @@ struct RunOptions {
   double start_timeout_s = 120;  // for a worker to create its context and say hello
   uint64_t seed = 0;
   std::string cache_dir;
+  std::vector<std::string> worker_args;  // passed on to every worker (e.g. the host profile)
   int repeat = 1;                // launches per case on the same inputs (the manifest may ask for more)
 };
 

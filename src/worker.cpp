@@ -36,7 +36,7 @@ std::unique_ptr<Backend> open_any(const WorkerOptions& opt, std::string* why) {
   std::vector<std::string> names = opt.backend == "auto" ? backend_names() : std::vector<std::string>{opt.backend};
   for (const auto& n : names) {
     try {
-      return open_backend(n, opt.device);
+      return open_backend(n, opt.device, opt.host);
     } catch (const std::exception& e) {
       *why += (why->empty() ? "" : "; ") + n + ": " + e.what();
     }
@@ -60,7 +60,10 @@ int run_worker(const WorkerOptions& opt) {
     chan.send({{"type", "hello"}, {"ok", false}, {"error", why}});
     return 0;
   }
-  chan.send({{"type", "hello"}, {"ok", true}, {"device", be->device()}});
+  DeviceInfo dev = be->device();
+  // "auto" fell back to the CPU: say why no GPU was used, for the run's metadata.
+  if (opt.backend == "auto" && dev.backend == "host" && !why.empty()) dev.note = "no GPU backend could be used: " + why;
+  chan.send({{"type", "hello"}, {"ok", true}, {"device", dev}});
 
   CompileCache cache(opt.cache_dir);
   std::map<std::string, ManifestLoad> manifests;

@@ -12,6 +12,8 @@
 
 #include <string>
 
+#include "backend.h"
+
 namespace hk {
 
 struct WorkerOptions {
@@ -19,6 +21,7 @@ struct WorkerOptions {
   int device = 0;
   int protocol_fd = 3;
   std::string cache_dir;
+  HostOptions host;
 };
 
 constexpr int kStickyExit = 3;

@@ -75,7 +75,7 @@ TEST(Expectation, ArchSpecificWinsAndOtherArchsDoNotApply) {
 TEST(Expectation, CaseDeclarationsComeBeforeTheKernels) {
   KernelSpec k;
   k.expect = {{"FAIL", "", "kernel-wide"}};
-  CaseSpec with{"c1", {}, {}, {{"CRASH", "sm_90", "only this case on Hopper"}}, std::nullopt};
+  CaseSpec with{"c1", {}, {}, "small", {{"CRASH", "sm_90", "only this case on Hopper"}}, std::nullopt};
   CaseSpec without{"c2", {}, {}};
   EXPECT_EQ(case_expectation(k, with, "sm_90")->status, "CRASH");
   EXPECT_EQ(case_expectation(k, with, "gfx942")->status, "FAIL");

@@ -169,5 +169,25 @@ TEST(SubstituteParams, ReplacesBothForms) {
   EXPECT_THROW(substitute_params("$nope", p, "/p"), PlanError);
 }
 
+TEST_F(Fixture, CasesCarryTheirSizeTier) {
+  json k = valid_kernel();
+  k["cases"][0]["tier"] = "large";
+  const ManifestLoad m = load_kernels({k});
+  ASSERT_TRUE(m.errors.empty()) << m.errors[0];
+  EXPECT_EQ(m.kernels[0].cases[0].tier, "large");
+  for (size_t i = 1; i < m.kernels[0].cases.size(); ++i) EXPECT_EQ(m.kernels[0].cases[i].tier, "small");
+  k["cases"][1]["tier"] = "large";  // a sweep's tier applies to each of its cases
+  const ManifestLoad all_large = load_kernels({k});
+  for (const CaseSpec& c : all_large.kernels[0].cases) EXPECT_EQ(c.tier, "large");
+}
+
+TEST_F(Fixture, UnknownTierIsRejectedWithItsPath) {
+  json k = valid_kernel();
+  k["cases"][1]["tier"] = "huge";
+  const std::string e = error_of(k);
+  EXPECT_NE(e.find("/kernels/0/cases/1/tier"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"small\" or \"large\""), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace hk

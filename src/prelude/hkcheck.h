@@ -1,8 +1,12 @@
 // hkcheck device prelude: handed to the run-time compiler (NVRTC or hipRTC) as the in-memory
 // header "hkcheck.h" and included before every kernel source. It gives one dialect for both
-// vendors; documented in kernels/README.md. The build defines exactly one of HK_BACKEND_CUDA,
-// HK_BACKEND_HIP.
+// vendors and the CPU; documented in kernels/README.md. The build defines exactly one of
+// HK_BACKEND_CUDA, HK_BACKEND_HIP, HK_BACKEND_HOST.
 #pragma once
+
+#if defined(HK_BACKEND_HOST)
+#include "hk_host.h"
+#endif
 
 #define HK_HD __host__ __device__
 #define HK_KERNEL extern "C" __global__
@@ -21,6 +25,8 @@ typedef unsigned long long u64;
 
 #if defined(HK_BACKEND_CUDA)
 #define HK_WARP_SIZE 32
+#elif defined(HK_BACKEND_HOST)
+#define HK_WARP_SIZE HK_HOST_WARP_SIZE
 #elif defined(HK_BACKEND_HIP)
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 #define HK_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
@@ -32,9 +38,13 @@ typedef unsigned long long u64;
 #endif
 
 // Dynamic shared memory, sized by the manifest's launch.shared: HK_DYNAMIC_SHARED(float, buf);
+#if defined(HK_BACKEND_HOST)
+#define HK_DYNAMIC_SHARED(type, name) type* name = reinterpret_cast<type*>(hk_host_rt->current()->dynamic_shared)
+#else
 #define HK_DYNAMIC_SHARED(type, name)                       \
   extern __shared__ __attribute__((aligned(16))) unsigned char hk_dyn_smem_[]; \
   type* name = reinterpret_cast<type*>(hk_dyn_smem_)
+#endif
 
 #include "hk_minifloat.h"
 
@@ -79,16 +89,18 @@ HK_DEVICE int lane_id() { return (int)(threadIdx.x % HK_WARP_SIZE); }
 HK_DEVICE int warp_id() { return (int)(threadIdx.x / HK_WARP_SIZE); }
 
 // Warp shuffles over the full warp (all lanes must take part).
-#if defined(HK_BACKEND_CUDA)
+#if defined(HK_BACKEND_CUDA) || defined(HK_BACKEND_HOST)
 template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
 HK_DEVICE void sync_warp() { __syncwarp(); }
+HK_DEVICE u64 ballot(int pred) { return (u64)__ballot_sync(0xffffffffu, pred); }
 #else
 template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor(v, mask); }
 template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl(v, src); }
 template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down(v, delta); }
 HK_DEVICE void sync_warp() {}
+HK_DEVICE u64 ballot(int pred) { return (u64)__ballot(pred); }
 #endif
 
 // Butterfly reductions: every lane gets the result.

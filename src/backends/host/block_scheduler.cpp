@@ -1,0 +1,183 @@
+#include "backends/host/block_scheduler.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace hk::host {
+namespace {
+
+thread_local BlockScheduler* tls_scheduler = nullptr;
+thread_local void* tls_fiber = nullptr;  // BlockScheduler::Fiber*, private type
+
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+}  // namespace
+
+BlockScheduler::BlockScheduler(int threads_per_block, int warp_size, size_t stack_bytes)
+    : threads_(threads_per_block),
+      warp_size_(warp_size),
+      warps_((threads_per_block + warp_size - 1) / warp_size),
+      fibers_(static_cast<size_t>(threads_per_block)) {
+  const size_t page = page_size();
+  stack_bytes_ = (stack_bytes + page - 1) / page * page;
+  // Each stack has a guard page below it, so an overflow is a SIGSEGV (a CRASH), not corruption.
+  stacks_bytes_ = static_cast<size_t>(threads_) * (stack_bytes_ + page);
+  stacks_ = mmap(nullptr, stacks_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (stacks_ == MAP_FAILED) throw std::runtime_error(fmt::format("cannot map {} bytes of fiber stacks", stacks_bytes_));
+  for (int i = 0; i < threads_; ++i)
+    mprotect(static_cast<char*>(stacks_) + static_cast<size_t>(i) * (stack_bytes_ + page), page, PROT_NONE);
+  slots_[0].assign(static_cast<size_t>(warps_ * warp_size_), 0);
+  slots_[1].assign(static_cast<size_t>(warps_ * warp_size_), 0);
+}
+
+BlockScheduler::~BlockScheduler() {
+  if (stacks_ && stacks_ != MAP_FAILED) munmap(stacks_, stacks_bytes_);
+}
+
+void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
+                         Entry entry, void** args) {
+  entry_ = entry;
+  args_ = args;
+  block_idx_ = block_idx;
+  live_ = threads_;
+  const size_t page = page_size();
+  for (int i = 0; i < threads_; ++i) {
+    Fiber& f = fibers_[static_cast<size_t>(i)];
+    const unsigned u = static_cast<unsigned>(i);
+    f.thread.thread_idx = {u % block_dim.x, u / block_dim.x % block_dim.y, u / (block_dim.x * block_dim.y)};
+    f.thread.block_idx = block_idx;
+    f.thread.block_dim = block_dim;
+    f.thread.grid_dim = grid_dim;
+    f.thread.dynamic_shared = dynamic_shared;
+    f.thread.lane = i % warp_size_;
+    f.thread.warp = i / warp_size_;
+    f.state = State::runnable;
+    f.exchange_parity = 0;
+    fiber_prepare(f.context, static_cast<char*>(stacks_) + static_cast<size_t>(i) * (stack_bytes_ + page) + page, stack_bytes_,
+                  &BlockScheduler::fiber_main);
+  }
+  tls_scheduler = this;
+  for (;;) {
+    for (Fiber& f : fibers_) {
+      if (f.state != State::runnable) continue;
+      tls_fiber = &f;
+      fiber_switch(scheduler_context_, f.context);
+    }
+    tls_fiber = nullptr;
+    if (live_ == 0) break;
+    if (!release_barriers()) deadlock();
+  }
+  tls_scheduler = nullptr;
+}
+
+void BlockScheduler::fiber_main() {
+  BlockScheduler* s = tls_scheduler;
+  s->entry_(s->args_);
+  Fiber* f = static_cast<Fiber*>(tls_fiber);
+  f->state = State::done;
+  --s->live_;
+  FiberContext finished;
+  fiber_switch(finished, s->scheduler_context_);  // for good: a done fiber is never resumed
+  __builtin_unreachable();
+}
+
+// Opens the barriers whose every live participant has arrived; false when none can open.
+bool BlockScheduler::release_barriers() {
+  bool released = false;
+  for (int w = 0; w < warps_; ++w) {
+    int waiting = 0, blocked_elsewhere = 0;
+    const int first = w * warp_size_, last = std::min(threads_, first + warp_size_);
+    for (int i = first; i < last; ++i) {
+      const State st = fibers_[static_cast<size_t>(i)].state;
+      if (st == State::at_warp_barrier) ++waiting;
+      else if (st != State::done) ++blocked_elsewhere;
+    }
+    if (waiting > 0 && blocked_elsewhere == 0) {
+      for (int i = first; i < last; ++i)
+        if (fibers_[static_cast<size_t>(i)].state == State::at_warp_barrier) fibers_[static_cast<size_t>(i)].state = State::runnable;
+      released = true;
+    }
+  }
+  if (released) return true;
+  int at_block = 0;
+  for (const Fiber& f : fibers_) {
+    if (f.state == State::at_block_barrier) ++at_block;
+    else if (f.state != State::done) return false;
+  }
+  if (at_block == 0) return false;
+  for (Fiber& f : fibers_)
+    if (f.state == State::at_block_barrier) f.state = State::runnable;
+  return true;
+}
+
+void BlockScheduler::deadlock() const {
+  int at_block = 0, at_warp = 0, done = 0;
+  for (const Fiber& f : fibers_) {
+    at_block += f.state == State::at_block_barrier;
+    at_warp += f.state == State::at_warp_barrier;
+    done += f.state == State::done;
+  }
+  throw std::runtime_error(fmt::format(
+      "barrier deadlock in block ({},{},{}): {} threads wait at __syncthreads, {} at a warp collective, {} have ended; "
+      "on a GPU this hangs or is undefined",
+      block_idx_.x, block_idx_.y, block_idx_.z, at_block, at_warp, done));
+}
+
+void BlockScheduler::yield(State waiting) {
+  Fiber* f = static_cast<Fiber*>(tls_fiber);
+  f->state = waiting;
+  fiber_switch(f->context, scheduler_context_);
+}
+
+hk_host_thread* BlockScheduler::current() { return &static_cast<Fiber*>(tls_fiber)->thread; }
+
+void BlockScheduler::sync_block() { tls_scheduler->yield(State::at_block_barrier); }
+
+void BlockScheduler::sync_warp() { tls_scheduler->yield(State::at_warp_barrier); }
+
+uint64_t BlockScheduler::exchange(uint64_t value, int src_lane) {
+  BlockScheduler* s = tls_scheduler;
+  Fiber* f = static_cast<Fiber*>(tls_fiber);
+  const int parity = f->exchange_parity;
+  f->exchange_parity ^= 1;
+  const int base = f->thread.warp * s->warp_size_;
+  const int me = base + f->thread.lane;
+  s->slots_[parity][static_cast<size_t>(me)] = value;
+  s->yield(State::at_warp_barrier);
+  if (src_lane < 0 || src_lane >= s->warp_size_ || base + src_lane >= s->threads_) return value;
+  return s->slots_[parity][static_cast<size_t>(base + src_lane)];
+}
+
+uint64_t BlockScheduler::ballot(int predicate) {
+  BlockScheduler* s = tls_scheduler;
+  Fiber* f = static_cast<Fiber*>(tls_fiber);
+  const int parity = f->exchange_parity;
+  f->exchange_parity ^= 1;
+  const int base = f->thread.warp * s->warp_size_;
+  const int lanes = std::min(s->warp_size_, s->threads_ - base);
+  s->slots_[parity][static_cast<size_t>(base + f->thread.lane)] = predicate != 0;
+  s->yield(State::at_warp_barrier);
+  uint64_t bits = 0;
+  for (int l = 0; l < lanes; ++l) {
+    const Fiber& other = s->fibers_[static_cast<size_t>(base + l)];
+    if (other.state != State::done && s->slots_[parity][static_cast<size_t>(base + l)]) bits |= uint64_t{1} << l;
+  }
+  return bits;
+}
+
+hk_host_runtime BlockScheduler::runtime(int warp_size) {
+  hk_host_runtime rt{};
+  rt.abi_version = HK_HOST_ABI_VERSION;
+  rt.warp_size = warp_size;
+  rt.current = &BlockScheduler::current;
+  rt.sync_block = &BlockScheduler::sync_block;
+  rt.sync_warp = &BlockScheduler::sync_warp;
+  rt.exchange = &BlockScheduler::exchange;
+  rt.ballot = &BlockScheduler::ballot;
+  return rt;
+}
+
+}  // namespace hk::host

@@ -1,0 +1,69 @@
+// Runs the threads of one GPU block on one OS thread, each as a cooperative fiber:
+// a thread runs until it reaches a barrier (__syncthreads, a warp collective) or ends, and a
+// barrier opens when every live thread it concerns has arrived. That is what makes shared
+// memory, barriers and warp shuffles behave on the CPU as on a GPU. One scheduler is reused for
+// every block an OS thread runs, so fiber stacks are mapped once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/host/fiber_switch.h"
+#include "hk_host_abi.h"
+
+namespace hk::host {
+
+class BlockScheduler {
+ public:
+  using Entry = void (*)(void**);
+
+  BlockScheduler(int threads_per_block, int warp_size, size_t stack_bytes);
+  ~BlockScheduler();
+  BlockScheduler(const BlockScheduler&) = delete;
+  BlockScheduler& operator=(const BlockScheduler&) = delete;
+
+  // Runs every thread of the block to its end. Throws std::runtime_error when the threads wait
+  // at barriers that can never open (e.g. some at __syncthreads, others at a warp shuffle).
+  void run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
+           Entry entry, void** args);
+
+  // The services a kernel's built-ins call; they find the running fiber through thread-local state.
+  static hk_host_runtime runtime(int warp_size);
+
+ private:
+  enum class State { runnable, at_block_barrier, at_warp_barrier, done };
+  struct Fiber {
+    FiberContext context;
+    hk_host_thread thread;
+    State state = State::runnable;
+    int exchange_parity = 0;  // which of the two slot sets the next collective uses
+  };
+
+  static void fiber_main();
+  static hk_host_thread* current();
+  static void sync_block();
+  static void sync_warp();
+  static uint64_t exchange(uint64_t value, int src_lane);
+  static uint64_t ballot(int predicate);
+  void yield(State waiting);
+  bool release_barriers();
+  [[noreturn]] void deadlock() const;
+
+  int threads_, warp_size_, warps_;
+  size_t stack_bytes_;
+  void* stacks_ = nullptr;
+  size_t stacks_bytes_ = 0;
+  std::vector<Fiber> fibers_;
+  // Two sets of per-thread slots for warp collectives, used alternately: a lane can only start
+  // writing a set again after a later barrier that every lane passed, i.e. after all read it.
+  std::vector<uint64_t> slots_[2];
+  FiberContext scheduler_context_;
+  int live_ = 0;
+  Entry entry_ = nullptr;
+  void** args_ = nullptr;
+  hk_host_dim3 block_idx_{};
+};
+
+}  // namespace hk::host

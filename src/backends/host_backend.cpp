@@ -1,0 +1,223 @@
+// CPU backend: the same kernel sources, compiled by the system C++ compiler into a shared
+// library (backends/host/host_compiler) and run block by block on OS threads, each block's
+// threads as fibers (backends/host/block_scheduler). Limits come from a declared profile
+// (host_profile.h), so HW_LIMIT verdicts match the GPU the profile describes.
+#include <dlfcn.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <deque>
+#include <filesystem>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <mutex>
+#include <thread>
+
+#include "backend.h"
+#include "backends/host/block_scheduler.h"
+#include "backends/host/host_compiler.h"
+#include "host_profile.h"
+
+namespace hk {
+namespace {
+
+constexpr size_t kFiberStackBytes = 256 * 1024;
+
+struct LoadedKernel {
+  host::BlockScheduler::Entry entry;
+  int arity;
+};
+
+std::string cpu_model() {
+  FILE* f = fopen("/proc/cpuinfo", "r");
+  if (!f) return "CPU";
+  char line[512];
+  std::string model = "CPU";
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      const char* colon = strchr(line, ':');
+      if (colon) {
+        model = colon + 1;
+        model.erase(0, model.find_first_not_of(" \t"));
+        model.erase(model.find_last_not_of(" \t\n") + 1);
+      }
+      break;
+    }
+  }
+  fclose(f);
+  return model;
+}
+
+class HostBackend final : public Backend {
+ public:
+  HostBackend(const HostOptions& opt) {
+    const HostProfile* p = find_host_profile(opt.profile);
+    if (!p) throw BackendUnavailable(fmt::format("unknown host profile '{}' (known: {})", opt.profile, host_profile_names()));
+    profile_ = *p;
+    compiler_ = host::find_compiler();
+    threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    runtime_ = host::BlockScheduler::runtime(profile_.warp_size);
+    utsname u{};
+    uname(&u);
+    info_.backend = "host";
+    info_.name = "host " + profile_.name;
+    info_.arch = profile_.arch;
+    info_.driver_version = fmt::format("{} on {} {} ({} threads); limits of the {} profile: {}", cpu_model(), u.sysname,
+                                       u.release, threads_, profile_.name, profile_.emulates);
+    info_.runtime_version = compiler_.version;
+    info_.max_threads_per_block = profile_.max_threads_per_block;
+    info_.max_block = profile_.max_block;
+    info_.max_grid = profile_.max_grid;
+    info_.shared_per_block = profile_.shared_per_block;
+    info_.shared_per_block_optin = profile_.shared_per_block_optin;
+    info_.total_memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+    info_.multiprocessors = threads_;
+    info_.warp_size = profile_.warp_size;
+  }
+
+  ~HostBackend() override {
+    for (void* h : libraries_) dlclose(h);
+    for (void* p : allocations_) std::free(p);
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+
+  CompileOutput compile(const std::string& source, const std::string& source_name,
+                        const std::vector<std::string>& options) override {
+    const host::HostCompileResult r = host::compile_shared_library(compiler_, source, source_name, options, profile_.warp_size);
+    return CompileOutput{r.ok, r.library, r.log};
+  }
+
+  Kernel load(const std::string& binary, const std::string& entry) override {
+    // dlopen knows a library by its path and hands back an already loaded one for a known path
+    // (libraries with thread-local storage are never unloaded), so every load gets a path never
+    // used before in this process. The file is unlinked once loaded.
+    static std::atomic<unsigned> loads{0};
+    std::string path = (std::filesystem::temp_directory_path() /
+                        fmt::format("hkcheck-kernel-{}-{}-XXXXXX.so", getpid(), loads++)).string();
+    const int fd = mkstemps(path.data(), 3);
+    if (fd < 0) throw BackendError(fmt::format("cannot create {}: {}", path, std::strerror(errno)), false);
+    bool written = true;
+    for (size_t off = 0; off < binary.size() && written;) {
+      const ssize_t n = ::write(fd, binary.data() + off, binary.size() - off);
+      written = n > 0;
+      off += written ? static_cast<size_t>(n) : 0;
+    }
+    close(fd);
+    void* lib = written ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+    const std::string why = written ? (lib ? "" : dlerror()) : std::strerror(errno);
+    unlink(path.c_str());
+    if (!lib) throw BackendError(fmt::format("cannot load the kernel library: {}", why), false);
+    libraries_.push_back(lib);
+    const auto* abi = static_cast<const int*>(dlsym(lib, "hk_host_abi"));
+    const auto* warp = static_cast<const int*>(dlsym(lib, "hk_host_warp_size"));
+    auto bind = reinterpret_cast<void (*)(const hk_host_runtime*)>(dlsym(lib, "hk_host_bind"));
+    if (!abi || !warp || !bind || *abi != HK_HOST_ABI_VERSION)
+      throw BackendError("the kernel library lacks hkcheck's host ABI (was it built by another hkcheck?)", false);
+    if (*warp != profile_.warp_size)
+      throw BackendError(fmt::format("the kernel library was built for warp size {}, the profile has {}", *warp, profile_.warp_size), false);
+    bind(&runtime_);
+    auto arity = reinterpret_cast<int (*)()>(dlsym(lib, ("hk_host_arity_" + entry).c_str()));
+    auto fn = reinterpret_cast<host::BlockScheduler::Entry>(dlsym(lib, ("hk_host_entry_" + entry).c_str()));
+    if (!arity || !fn)
+      throw MissingEntry("the compiled module has no kernel named '" + entry +
+                         "' (is it declared `HK_KERNEL void " + entry + "(`? The host backend finds entries by that form)");
+    kernels_.push_back(LoadedKernel{fn, arity()});
+    return &kernels_.back();
+  }
+
+  KernelAttributes attributes(Kernel) override {
+    // Static __shared__ arrays are per-OS-thread variables in the library; their size is not
+    // known per kernel, so only dynamic shared memory is checked against the profile.
+    return KernelAttributes{profile_.max_threads_per_block, 0, 0};
+  }
+
+  void allow_dynamic_shared(Kernel, int64_t) override {}
+
+  uint64_t alloc(size_t bytes) override {
+    void* p = std::aligned_alloc(256, (std::max<size_t>(bytes, 1) + 255) / 256 * 256);
+    if (!p) throw BackendError(fmt::format("out of host memory allocating {} bytes", bytes), false);
+    std::lock_guard<std::mutex> lock(mu_);
+    allocations_.push_back(p);
+    return reinterpret_cast<uint64_t>(p);
+  }
+
+  void free(uint64_t ptr) override {
+    void* p = reinterpret_cast<void*>(ptr);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = allocations_.begin(); it != allocations_.end(); ++it)
+      if (*it == p) {
+        std::free(p);
+        allocations_.erase(it);
+        return;
+      }
+  }
+
+  void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }
+  void download(void* dst, uint64_t src, size_t bytes) override { std::memcpy(dst, reinterpret_cast<const void*>(src), bytes); }
+
+  void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block, int64_t shared_bytes,
+              void** args) override {
+    const auto* kernel = static_cast<const LoadedKernel*>(k);
+    // The case's argument array ends with a null pointer, so a count that differs from the
+    // kernel's signature is an error here rather than a read past the array.
+    int nargs = 0;
+    while (args[nargs]) ++nargs;
+    if (nargs != kernel->arity)
+      throw BackendError(fmt::format("the kernel takes {} arguments; the manifest passes {}", kernel->arity, nargs), false);
+    const int64_t blocks = grid[0] * grid[1] * grid[2];
+    const int threads_per_block = static_cast<int>(block[0] * block[1] * block[2]);
+    const hk_host_dim3 gdim{static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2])};
+    const hk_host_dim3 bdim{static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2])};
+    std::atomic<int64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::string error;
+    std::mutex error_mu;
+    auto work = [&] {
+      try {
+        host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
+        std::vector<unsigned char> shared(static_cast<size_t>(shared_bytes) + 16);
+        void* dyn = shared.data() + (16 - reinterpret_cast<uintptr_t>(shared.data()) % 16) % 16;
+        for (int64_t b; !failed && (b = next++) < blocks;) {
+          const hk_host_dim3 bidx{static_cast<unsigned>(b % grid[0]), static_cast<unsigned>(b / grid[0] % grid[1]),
+                                  static_cast<unsigned>(b / (grid[0] * grid[1]))};
+          sched.run(bidx, bdim, gdim, dyn, kernel->entry, args);
+        }
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!failed.exchange(true)) error = e.what();
+      }
+    };
+    const int64_t workers = std::min<int64_t>(threads_, blocks);
+    if (workers <= 1) {
+      work();
+    } else {
+      std::vector<std::thread> pool;
+      for (int64_t i = 0; i < workers; ++i) pool.emplace_back(work);
+      for (auto& t : pool) t.join();
+    }
+    // A barrier deadlock is the host's picture of a hang: the launch is as unusable as after a fault.
+    if (failed) throw BackendError(error, true);
+  }
+
+  void synchronize() override {}  // launches run to completion
+
+ private:
+  HostProfile profile_;
+  host::CompilerInfo compiler_;
+  int threads_ = 1;
+  hk_host_runtime runtime_{};
+  DeviceInfo info_;
+  std::vector<void*> libraries_;
+  std::deque<LoadedKernel> kernels_;
+  std::vector<void*> allocations_;
+  std::mutex mu_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> open_host_backend(const HostOptions& opt) { return std::make_unique<HostBackend>(opt); }
+
+}  // namespace hk

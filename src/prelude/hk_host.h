@@ -1,0 +1,158 @@
+// The device dialect on the CPU: included by hkcheck.h when the kernel is built by the host
+// backend into a shared library. Qualifiers vanish, built-in variables and barriers go through
+// hkcheck's fiber scheduler (hk_host_abi.h), __shared__ becomes per-OS-thread storage (one OS
+// thread runs one block at a time, all its threads as fibers), and atomics are real atomics
+// because blocks run on several OS threads at once.
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <time.h>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "hk_host_abi.h"
+
+#ifndef HK_HOST_WARP_SIZE
+#error "hkcheck host prelude: HK_HOST_WARP_SIZE is not defined"
+#endif
+
+#define __host__
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __shared__ static thread_local
+#define __constant__ static
+
+extern "C" const struct hk_host_runtime* hk_host_rt;
+
+#define threadIdx (hk_host_rt->current()->thread_idx)
+#define blockIdx (hk_host_rt->current()->block_idx)
+#define blockDim (hk_host_rt->current()->block_dim)
+#define gridDim (hk_host_rt->current()->grid_dim)
+#define warpSize HK_HOST_WARP_SIZE
+
+inline void __syncthreads() { hk_host_rt->sync_block(); }
+inline void __syncwarp(unsigned long long = ~0ull) { hk_host_rt->sync_warp(); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+[[noreturn]] inline void __trap() { __builtin_trap(); }
+inline long long clock64() {  // nanoseconds: a monotonic counter, as the GPU's cycle counter is
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+template <typename To, typename From> inline To hk_host_bits(From v) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To t;
+  memcpy(&t, &v, sizeof t);
+  return t;
+}
+inline float __int_as_float(int v) { return hk_host_bits<float>(v); }
+inline int __float_as_int(float v) { return hk_host_bits<int>(v); }
+inline float __uint_as_float(unsigned v) { return hk_host_bits<float>(v); }
+inline unsigned __float_as_uint(float v) { return hk_host_bits<unsigned>(v); }
+inline double __longlong_as_double(long long v) { return hk_host_bits<double>(v); }
+inline long long __double_as_longlong(double v) { return hk_host_bits<long long>(v); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+inline int __popc(unsigned v) { return __builtin_popcount(v); }
+inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
+inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
+template <typename T> inline T __ldg(const T* p) { return *p; }
+// CUDA and HIP give min/max for every arithmetic pair of types at global scope.
+template <typename A, typename B> inline typename std::common_type<A, B>::type min(A a, B b) {
+  return b < a ? (typename std::common_type<A, B>::type)b : (typename std::common_type<A, B>::type)a;
+}
+template <typename A, typename B> inline typename std::common_type<A, B>::type max(A a, B b) {
+  return a < b ? (typename std::common_type<A, B>::type)b : (typename std::common_type<A, B>::type)a;
+}
+
+// Warp collectives: every live lane of the warp takes part, as on the GPU.
+template <typename T> inline T hk_host_exchange(T v, int src) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "shuffles move at most 8 bytes");
+  uint64_t bits = 0;
+  memcpy(&bits, &v, sizeof(T));
+  const uint64_t got = hk_host_rt->exchange(bits, src);
+  T r;
+  memcpy(&r, &got, sizeof(T));
+  return r;
+}
+inline int hk_host_lane() { return hk_host_rt->current()->lane; }
+template <typename T> inline T __shfl_sync(unsigned long long, T v, int src, int width = warpSize) {
+  return hk_host_exchange(v, (hk_host_lane() & ~(width - 1)) + (src & (width - 1)));
+}
+template <typename T> inline T __shfl_xor_sync(unsigned long long, T v, int mask, int width = warpSize) {
+  const int lane = hk_host_lane(), src = lane ^ mask;
+  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+}
+template <typename T> inline T __shfl_down_sync(unsigned long long, T v, int delta, int width = warpSize) {
+  const int lane = hk_host_lane(), src = lane + delta;
+  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+}
+template <typename T> inline T __shfl_up_sync(unsigned long long, T v, int delta, int width = warpSize) {
+  const int lane = hk_host_lane(), src = lane - delta;
+  return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+}
+inline unsigned long long __ballot_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred); }
+inline int __any_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred) != 0; }
+inline int __all_sync(unsigned long long, int pred) { return hk_host_rt->ballot(!pred) == 0; }
+
+// Atomics: blocks run concurrently on several OS threads.
+template <typename T> inline T atomicAdd(T* p, T v) {
+  if constexpr (std::is_integral<T>::value) {
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+  } else {
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST), sum;
+    do {
+      sum = old + v;
+    } while (!__atomic_compare_exchange(p, &old, &sum, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    return old;
+  }
+}
+template <typename T> inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicExch(T* p, T v) {
+  T old;
+  __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
+  return old;
+}
+template <typename T> inline T atomicCAS(T* p, T expected, T desired) {
+  __atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;  // the old value, whether or not the swap happened
+}
+template <typename T> inline T atomicMax(T* p, T v) {
+  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (old < v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
+template <typename T> inline T atomicMin(T* p, T v) {
+  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (old > v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
+template <typename T> inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+
+// Unpacks a launch's argument array by the kernel's own signature (used by the generated
+// hk_host_entry_<name> trampolines).
+template <typename... A, size_t... I>
+inline void hk_host_call(void (*f)(A...), void** args, std::index_sequence<I...>) {
+  f(*static_cast<typename std::remove_cv<typename std::remove_reference<A>::type>::type*>(args[I])...);
+}
+template <typename... A> inline void hk_host_invoke(void (*f)(A...), void** args) {
+  hk_host_call(f, args, std::index_sequence_for<A...>{});
+}
+template <typename... A> constexpr int hk_host_arity(void (*)(A...)) { return (int)sizeof...(A); }

@@ -1,0 +1,127 @@
+// The host backend runs real kernels on the CPU: shared memory, barriers, warp collectives and
+// atomics must behave as on a GPU, for warp sizes 32 and 64.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "backend.h"
+#include "backends/host/host_compiler.h"
+
+namespace hk {
+namespace {
+
+const char* kSource = R"(#include "hkcheck.h"
+// Per block: the sum of x (warp shuffles + shared memory), x reversed through dynamic shared
+// memory (needs the barrier), and the count of positive values (ballots + a global atomic).
+HK_KERNEL void block_stats(float* sums, float* reversed, int* positives, const float* x) {
+  HK_DYNAMIC_SHARED(float, tile);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float v = x[i];
+  tile[threadIdx.x] = v;
+  __syncthreads();
+  reversed[i] = tile[blockDim.x - 1 - threadIdx.x];
+  const float s = hk::block_sum(v);
+  if (threadIdx.x == 0) sums[blockIdx.x] = s;
+  const u64 b = hk::ballot(v > 0.f);
+  if (hk::lane_id() == 0) atomicAdd(positives, __popcll(b));
+}
+// Half a warp waits at __syncthreads, the other half at a shuffle: no barrier can ever open.
+HK_KERNEL void divergent_barrier(float* out) {
+  if (threadIdx.x % HK_WARP_SIZE < HK_WARP_SIZE / 2) __syncthreads();
+  else out[0] = hk::shfl_xor(1.0f, 1);
+}
+)";
+
+struct HostBackendTest : ::testing::TestWithParam<const char*> {
+  std::unique_ptr<Backend> be;
+  void SetUp() override { be = open_backend("host", 0, HostOptions{GetParam(), 2}); }
+  Backend::Kernel load(const std::string& entry) {
+    const CompileOutput c = be->compile(kSource, "block_stats.cu", {});
+    EXPECT_TRUE(c.ok) << c.log;
+    return be->load(c.binary, entry);
+  }
+};
+
+TEST_P(HostBackendTest, SharedMemoryBarriersAndWarpCollectivesMatchTheCpu) {
+  const int blocks = 5, threads = 256, n = blocks * threads;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = static_cast<float>((i * 37 % 101) - 50) / 8.0f;  // exact in f32 sums
+  Backend::Kernel k = load("block_stats");
+  uint64_t d_sums = be->alloc(blocks * 4), d_rev = be->alloc(n * 4), d_pos = be->alloc(4), d_x = be->alloc(n * 4);
+  const int zero = 0;
+  be->upload(d_x, x.data(), n * 4);
+  be->upload(d_pos, &zero, 4);
+  std::vector<float> poison(n, std::nanf(""));
+  be->upload(d_rev, poison.data(), n * 4);
+  be->upload(d_sums, poison.data(), blocks * 4);
+  void* args[] = {&d_sums, &d_rev, &d_pos, &d_x, nullptr};
+  be->launch(k, {blocks, 1, 1}, {threads, 1, 1}, threads * 4, args);
+  be->synchronize();
+  std::vector<float> sums(blocks), rev(n);
+  int positives = -1;
+  be->download(sums.data(), d_sums, blocks * 4);
+  be->download(rev.data(), d_rev, n * 4);
+  be->download(&positives, d_pos, 4);
+  for (int b = 0; b < blocks; ++b) {
+    const float expect = std::accumulate(x.begin() + b * threads, x.begin() + (b + 1) * threads, 0.0f);
+    EXPECT_EQ(sums[b], expect) << "block " << b;
+    for (int t = 0; t < threads; ++t) ASSERT_EQ(rev[b * threads + t], x[b * threads + threads - 1 - t]) << b << "," << t;
+  }
+  EXPECT_EQ(positives, std::count_if(x.begin(), x.end(), [](float v) { return v > 0; }));
+}
+
+TEST_P(HostBackendTest, ADivergentBarrierIsReportedNotHung) {
+  Backend::Kernel k = load("divergent_barrier");
+  uint64_t d = be->alloc(4);
+  void* args[] = {&d, nullptr};
+  try {
+    be->launch(k, {1, 1, 1}, {128, 1, 1}, 0, args);
+    FAIL() << "expected a deadlock error";
+  } catch (const BackendError& e) {
+    EXPECT_TRUE(e.sticky);
+    EXPECT_NE(std::string(e.what()).find("barrier deadlock"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(HostBackendTest, ArgumentCountMustMatchTheSignature) {
+  Backend::Kernel k = load("block_stats");
+  uint64_t d = be->alloc(4);
+  void* args[] = {&d, &d, nullptr};
+  EXPECT_THROW(be->launch(k, {1, 1, 1}, {32, 1, 1}, 0, args), BackendError);
+}
+
+TEST_P(HostBackendTest, MissingEntryIsNamed) {
+  const CompileOutput c = be->compile(kSource, "block_stats.cu", {});
+  ASSERT_TRUE(c.ok) << c.log;
+  EXPECT_THROW(be->load(c.binary, "no_such_kernel"), MissingEntry);
+}
+
+TEST_P(HostBackendTest, CompileErrorsPointAtTheKernelFile) {
+  const CompileOutput c = be->compile("#include \"hkcheck.h\"\nHK_KERNEL void k(float* o) { o[0] = ; }\n", "kernels/x/broken.cu", {});
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.log.rfind("kernels/x/broken.cu:2:", 0), 0u) << c.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, HostBackendTest, ::testing::Values("h100", "mi325x"));
+
+TEST(HostBackend, DeclaresTheProfilesLimits) {
+  const auto h100 = open_backend("host", 0, HostOptions{"h100", 1});
+  EXPECT_EQ(h100->device().warp_size, 32);
+  EXPECT_EQ(h100->device().shared_per_block_optin, 232448);
+  EXPECT_EQ(h100->device().arch, "sm_90");
+  const auto mi = open_backend("host", 0, HostOptions{"mi325x", 1});
+  EXPECT_EQ(mi->device().warp_size, 64);
+  EXPECT_EQ(mi->device().shared_per_block_optin, 65536);
+  EXPECT_THROW(open_backend("host", 0, HostOptions{"no_such_gpu", 1}), BackendUnavailable);
+}
+
+TEST(HostCompiler, FindsEntriesButNotInComments) {
+  const auto names = host::kernel_entries(
+      "// HK_KERNEL void commented(int x)\nHK_KERNEL void a(float* x) {}\n/* HK_KERNEL void b( */\nHK_KERNEL  void\n c_2 (int) {}\n");
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "c_2"}));
+}
+
+}  // namespace
+}  // namespace hk
