@@ -1,5 +1,6 @@
 // Kernels that go wrong on purpose, one way each: the harness must give each its verdict and
-// keep running. Run with: hkcheck --manifests tests/known_bad --all
+// keep running. faults.json declares every verdict ("expect"), so a run is all XFAIL and PASS:
+//   hkcheck --manifests tests/known_bad --out OUT && known_bad_check OUT/test_results.json tests/known_bad
 #include "hkcheck.h"
 
 HK_KERNEL void copy_ok(f32* out, const f32* x, int n) {
