@@ -114,7 +114,9 @@ ScalarArg make_scalar(DType t, double v) {
 
 CompileOutput CompileCache::get(Backend& be, const std::string& source, const std::string& name,
                                 const std::vector<std::string>& options, bool* cached) {
-  std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n";
+  // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
+  std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n" +
+                         std::to_string(be.device().warp_size) + "\n";
   for (const auto& [n, text] : prelude_headers()) key_text += n + "\n" + text + "\n";
   for (const auto& o : options) key_text += o + "\n";
   key_text += name + "\n" + source;

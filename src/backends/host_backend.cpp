@@ -3,6 +3,7 @@
 // threads as fibers (backends/host/block_scheduler). Limits come from a declared profile
 // (host_profile.h), so HW_LIMIT verdicts match the GPU the profile describes.
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -50,6 +51,44 @@ std::string cpu_model() {
   return model;
 }
 
+// A kernel's fault kills the worker (a CRASH of that case only, as on a GPU); first it says in
+// words what happened and where, for the CRASH message. Runs on an alternate stack so that a
+// fiber's stack overflow can be reported too.
+void on_kernel_fault(int sig, siginfo_t* info, void*) {
+  const char* what = sig == SIGSEGV   ? "SIGSEGV, an illegal memory access (or a fiber stack overflow)"
+                     : sig == SIGBUS  ? "SIGBUS, an invalid or misaligned memory access"
+                     : sig == SIGILL  ? "SIGILL, __trap() or an illegal instruction"
+                                      : "SIGFPE, an arithmetic fault";
+  char buf[200];
+  const int n = snprintf(buf, sizeof buf, "hkcheck host backend: the kernel raised %s at address %p\n", what, info->si_addr);
+  if (n > 0) (void)!write(2, buf, static_cast<size_t>(n));
+  // SA_RESETHAND restored the default action: returning re-executes the fault and ends the process.
+}
+
+void install_fault_handlers() {
+  struct sigaction sa {};
+  sa.sa_sigaction = &on_kernel_fault;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaction(sig, &sa, nullptr);
+}
+
+// Each OS thread that runs blocks gets its own signal stack.
+struct AltSignalStack {
+  std::vector<char> memory = std::vector<char>(64 * 1024);
+  AltSignalStack() {
+    stack_t st{};
+    st.ss_sp = memory.data();
+    st.ss_size = memory.size();
+    sigaltstack(&st, nullptr);
+  }
+  ~AltSignalStack() {
+    stack_t st{};
+    st.ss_flags = SS_DISABLE;
+    sigaltstack(&st, nullptr);
+  }
+};
+
 class HostBackend final : public Backend {
  public:
   HostBackend(const HostOptions& opt) {
@@ -59,6 +98,7 @@ class HostBackend final : public Backend {
     compiler_ = host::find_compiler();
     threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     runtime_ = host::BlockScheduler::runtime(profile_.warp_size);
+    install_fault_handlers();
     utsname u{};
     uname(&u);
     info_.backend = "host";
@@ -177,6 +217,7 @@ class HostBackend final : public Backend {
     std::mutex error_mu;
     auto work = [&] {
       try {
+        AltSignalStack alt_stack;
         host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
         std::vector<unsigned char> shared(static_cast<size_t>(shared_bytes) + 16);
         void* dyn = shared.data() + (16 - reinterpret_cast<uintptr_t>(shared.data()) % 16) % 16;
