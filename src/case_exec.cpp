@@ -11,6 +11,7 @@
 #include "file_util.h"
 #include "generator.h"
 #include "reference.h"
+#include "repro.h"
 
 namespace hk {
 namespace {
@@ -292,6 +293,14 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       pass &= r.outputs.back().pass;
     }
     r.status = pass ? Status::PASS : Status::FAIL;
+    if (!pass && !opt.repro_dir.empty()) {
+      try {
+        for (size_t i = 0; i < plan.tensors.size(); ++i)
+          if (plan.tensors[i].role != Role::in) write_repro_output(opt.repro_dir, plan.tensors[i], got[i], ctx.tensors[plan.tensors[i].name].data);
+      } catch (const std::exception& e) {
+        r.notes.push_back(std::string("could not write the repro output: ") + e.what());
+      }
+    }
   } catch (const MissingEntry& e) {
     r.status = Status::COMPILE_ERROR;
     r.message = e.what();

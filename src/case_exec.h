@@ -15,6 +15,7 @@ namespace hk {
 
 struct ExecOptions {
   uint64_t seed = 0;  // the run's seed; each tensor's stream derives from it
+  std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
 };
 
 // Compiled modules of this process and, optionally, on disk, keyed by everything that goes

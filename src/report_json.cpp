@@ -19,6 +19,7 @@ Counts count_results(const std::vector<CaseResult>& results) {
       case Status::SKIP: ++c.skip; break;
       case Status::COMPILE_ERROR: ++c.compile_error; break;
       case Status::ERROR: ++c.error; break;
+      case Status::NOT_RUN: ++c.not_run; break;
     }
   }
   return c;
@@ -38,7 +39,10 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"backend", run.backend},
             {"device", run.device},
             {"command", run.command},
-            {"manifest_errors", run.manifest_errors}}},
+            {"manifest_errors", run.manifest_errors},
+            {"interrupted", run.interrupted.empty() ? json(nullptr) : json(run.interrupted)},
+            {"resumed_from", run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from)},
+            {"sanitizer", run.sanitizer}}},
           {"summary",
            {{"total", c.total},
             {"PASS", c.pass},
@@ -47,7 +51,8 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"TIMEOUT", c.timeout},
             {"SKIP", c.skip},
             {"COMPILE_ERROR", c.compile_error},
-            {"ERROR", c.error}}},
+            {"ERROR", c.error},
+            {"NOT_RUN", c.not_run}}},
           {"cases", results}};
 }
 

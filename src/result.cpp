@@ -1,13 +1,14 @@
 #include "result.h"
 
 #include <cmath>
+#include <iterator>
 
 namespace hk {
 
 using nlohmann::json;
 
 namespace {
-constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR"};
+constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "NOT_RUN"};
 
 // JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
 json number(double v) {
@@ -40,7 +41,7 @@ json params_json(const Params& p) {
 const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
 
 std::optional<Status> parse_status(const std::string& s) {
-  for (int i = 0; i < 7; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kStatusNames)); ++i)
     if (s == kStatusNames[i]) return static_cast<Status>(i);
   return std::nullopt;
 }
@@ -102,7 +103,9 @@ void to_json(json& j, const CaseResult& r) {
          {"kernel", r.timings.kernel_ms},
          {"reference", r.timings.reference_ms},
          {"wall", r.timings.wall_ms}}},
-       {"notes", r.notes}};
+       {"notes", r.notes},
+       {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
+       {"sanitizer", r.sanitizer}};
   if (r.limit)
     j["limit"] = {{"what", r.limit->what},
                   {"requested", r.limit->requested},
@@ -131,6 +134,8 @@ void from_json(const json& j, CaseResult& r) {
   const json& t = j.at("timings_ms");
   r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached")};
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.repro = j.contains("repro") && j["repro"].is_string() ? j["repro"].get<std::string>() : "";
+  r.sanitizer = j.value("sanitizer", json(nullptr));
   if (j.contains("limit") && !j["limit"].is_null())
     r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
 }

@@ -11,7 +11,8 @@
 
 namespace hk {
 
-enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR };
+// NOT_RUN: the run was interrupted before the case finished; `hkcheck --resume` runs it.
+enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, NOT_RUN };
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
 bool status_ok(Status s);  // PASS and SKIP do not fail a run
@@ -38,6 +39,8 @@ struct CaseResult {
   nlohmann::json launch;  // grid, block, shared bytes
   Timings timings;
   std::vector<std::string> notes;
+  std::string repro;          // folder of the case's repro, relative to the results folder
+  nlohmann::json sanitizer;   // the --sanitize rerun (tool, status, first report), or null
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

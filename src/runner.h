@@ -19,6 +19,7 @@ struct RunOptions {
   double start_timeout_s = 120;  // for a worker to create its context and say hello
   uint64_t seed = 0;
   std::string cache_dir;
+  std::vector<std::string> wrapper;  // a program the worker runs under, with its options (--sanitize)
 };
 
 class Runner {
@@ -30,7 +31,9 @@ class Runner {
   std::optional<DeviceInfo> probe(std::string* why);
 
   // Runs one case in a fresh worker and returns its result, whatever happens to the worker.
-  CaseResult run(const KernelSpec& k, const CaseSpec& c);
+  // When the run is interrupted (interrupt.h) the worker is killed and the result is NOT_RUN.
+  // repro_dir, when not empty, is where the worker writes the case's output if it fails.
+  CaseResult run(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir = "");
 
   const RunOptions& options() const { return opt_; }
 

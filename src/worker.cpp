@@ -87,7 +87,7 @@ int run_worker(const WorkerOptions& opt) {
     for (const KernelSpec& k : it->second.kernels) {
       if (k.name != kernel) continue;
       for (const CaseSpec& c : k.cases)
-        if (c.name == case_name) r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>()}, cache, &sticky);
+        if (c.name == case_name) r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>(), req.value("repro_dir", "")}, cache, &sticky);
     }
     chan.send({{"type", "result"}, {"result", r}});
     if (sticky) return kStickyExit;
