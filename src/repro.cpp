@@ -18,6 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+// Larger tensors are left out (the rerun builds them again from the seed) so that a failing
+// run over big shapes does not fill the disk.
+constexpr size_t kMaxTensorBytes = size_t{256} << 20;
 constexpr char kMagic[8] = {'H', 'K', 'T', 'E', 'N', 'S', 'R', '1'};
 
 std::string slurp(const std::string& path) {
@@ -142,12 +145,21 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
 
   // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
   const CasePlan plan = plan_case(k, c);
+  std::string left_out;
   for (const TensorPlan& t : plan.tensors) {
     if (t.role == Role::out) continue;
+    if (t.bytes() > kMaxTensorBytes) {
+      left_out += fmt::format("{}: {} bytes\n", t.name, t.bytes());
+      continue;
+    }
     std::vector<double> v = generate(t.init, t.numel, tensor_seed(s.seed, k.name, c.name, t.name));
     for (double& x : v) x = round_to_dtype(t.dtype, x);
     write_tensor_file(dir + "/inputs/" + safe_name(t.name) + ".hkt", TensorFile{t.name, t.dtype, t.shape, pack(t.dtype, v)});
   }
+
+  if (!left_out.empty())
+    write_text(dir + "/inputs/LEFT_OUT.txt", fmt::format("Inputs over {} bytes are not written; rerun.sh builds them again from the seed.\n{}",
+                                                          kMaxTensorBytes, left_out));
 
   std::string opts;
   for (const std::string& o : base_compile_options(s.backend, s.arch)) opts += o + "\n";
@@ -170,6 +182,10 @@ void write_repro_output(const std::string& dir, const TensorPlan& t, const std::
                         const std::vector<double>& expected) {
   fs::create_directories(dir + "/output");
   const std::string base = dir + "/output/" + safe_name(t.name);
+  if (got.size() > kMaxTensorBytes) {
+    write_text(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxTensorBytes));
+    return;
+  }
   write_tensor_file(base + ".got.hkt", TensorFile{t.name, t.dtype, t.shape, got});
   write_tensor_file(base + ".expected.hkt", TensorFile{t.name, DType::f64, t.shape, pack(DType::f64, expected)});
 }

@@ -150,6 +150,29 @@ TEST_F(Interrupt, ResumeRefusesADifferentSeed) {
   EXPECT_NE(resume.output_tail(4000).find("--seed 1, not 2"), std::string::npos) << resume.output_tail(4000);
 }
 
+TEST_F(Interrupt, AKilledParentLeavesTheEarlierReportIntactAndResumeFinishes) {
+  {
+    Subprocess first(hkcheck({"--manifests", manifests, "--out", out}), 3);
+    ASSERT_TRUE(first.wait_for(std::chrono::seconds(20)));
+  }
+  const std::string earlier = slurp(out + "/test_results.json");
+  ASSERT_EQ(json::parse(earlier)["summary"]["PASS"], kCases);
+  {
+    Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+    ASSERT_TRUE(wait_for_cases(2)) << run.output_tail(4000);
+    ::kill(run.pid(), SIGKILL);  // no handler, no reports: as if hkcheck itself crashed
+    run.wait();
+  }
+  EXPECT_EQ(slurp(out + "/test_results.json"), earlier) << "the earlier report must stay whole";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG is asynchronous
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+  Subprocess resume(hkcheck({"--resume", out}), 3);
+  ASSERT_TRUE(resume.wait_for(std::chrono::seconds(20)));
+  EXPECT_EQ(resume.wait().code, 0) << resume.output_tail(4000);
+  EXPECT_EQ(results()["summary"]["PASS"], kCases);
+  EXPECT_EQ(count_lines(out + "/results.jsonl"), 1 + kCases);
+}
+
 TEST_F(Interrupt, SigtermIsHandledLikeSigint) {
   Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
   ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
