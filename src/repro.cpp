@@ -1,6 +1,7 @@
 #include "repro.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -53,7 +54,8 @@ json params_json(const Params& p) {
   json j = json::object();
   for (const auto& [k, v] : p) {
     if (const auto* s = std::get_if<std::string>(&v)) j[k] = *s;
-    else j[k] = std::get<double>(v);
+    else if (const double d = std::get<double>(v); d == std::trunc(d) && std::fabs(d) < 9.0e15) j[k] = static_cast<int64_t>(d);
+    else j[k] = d;
   }
   return j;
 }
@@ -171,7 +173,8 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       "# Runs case '{}' of kernel '{}' alone, as in the run that wrote this folder (seed {}).\n"
       "# HKCHECK=/path/to/hkcheck picks another binary; extra arguments are passed on (e.g. --timeout 60).\n"
       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-      "exec \"${{HKCHECK:-{}}}\" --manifests \"$here\" --seed {} --backend {} --out \"$here.rerun\" {} \"$@\"\n",
+      "hkcheck=${{HKCHECK:-{}}}\n"
+      "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --out \"$here.rerun\" {} \"$@\"\n",
       c.name, k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
       shell_quote(k.name));
   write_text(dir + "/rerun.sh", rerun);

@@ -98,6 +98,18 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
       << slurp(repro + "/compile_options.txt");
   EXPECT_NE(slurp(repro + "/rerun.sh").find("--seed 5 --backend cuda"), std::string::npos);
 
+  // The one-line rerun runs just this case, with the same name and seed.
+  Subprocess rerun({"/bin/sh", "-c", "HKCHECK='" + std::string(HKCHECK_PATH) + "' \"$0\" --worker-exe '" + FAKE_WORKER_PATH + "' --no-cache",
+                    repro + "/rerun.sh"},
+                   3);
+  ASSERT_TRUE(rerun.wait_for(std::chrono::seconds(20)));
+  EXPECT_EQ(rerun.wait().code, 1) << rerun.output_tail(4000);
+  const json again = json::parse(slurp(repro + ".rerun/test_results.json"));
+  ASSERT_EQ(again["cases"].size(), 1u);
+  EXPECT_EQ(again["cases"][0]["case"], "only");
+  EXPECT_EQ(again["cases"][0]["status"], "FAIL");
+  EXPECT_EQ(again["run"]["seed"], 5);
+
   ASSERT_TRUE(c["sanitizer"].is_object()) << c.dump(2);
   const json& tools = c["sanitizer"]["tools"];
   ASSERT_EQ(tools.size(), 2u);
