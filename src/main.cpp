@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
                "Exit code: 0 nothing failed (skips allowed), 1 a case did not pass, 2 usage or manifest error,\n"
                "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run)."};
   std::vector<std::string> patterns;
-  bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false;
+  bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
   std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), resume_dir, worker_exe;
   double timeout = 30;
   uint64_t seed = 0;
@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--resume", resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--sanitize", sanitize, "Run FAIL and CRASH cases again under compute-sanitizer (memcheck, racecheck; CUDA only)");
+  app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
   app.add_flag("--version", version, "Print the version and exit");
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
@@ -302,7 +303,7 @@ int main(int argc, char** argv) {
         r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
       } else if (dev) {
         fs::remove_all(repro_abs, ec);  // an earlier run's repro of this case is stale
-        r = runner.run(*k, c, repro_abs);
+        r = runner.run(*k, c, no_repro ? "" : repro_abs);
       } else {
         r = blank_result(*k, c, Status::SKIP);
         r.reason = "NO_DEVICE", r.message = why;
@@ -312,7 +313,7 @@ int main(int argc, char** argv) {
         results.push_back(std::move(r));
         continue;
       }
-      if (!status_ok(r.status)) {
+      if (!status_ok(r.status) && !no_repro) {
         try {
           write_repro(repro_abs, *k, c, repro);
           r.repro = repro_rel;

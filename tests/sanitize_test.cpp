@@ -73,8 +73,8 @@ struct EndToEnd : ::testing::Test {
   }
   void TearDown() override { setenv("PATH", old_path.c_str(), 1); }
 
-  json run(const std::string& backend, int expected_exit) {
-    Subprocess p({HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache", "--backend", backend, "--sanitize", "--seed", "5",
+  json run(const std::string& backend, int expected_exit, const std::string& extra = "--sanitize") {
+    Subprocess p({HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache", "--backend", backend, extra, "--seed", "5",
                   "--manifests", dir.path() + "/m", "--out", out},
                  3);
     EXPECT_TRUE(p.wait_for(std::chrono::seconds(20)));
@@ -130,6 +130,13 @@ TEST_F(EndToEnd, SanitizeSaysWhyItDidNotRun) {
   EXPECT_NE(r["run"]["sanitizer"]["why"].get<std::string>().find("needs the CUDA backend"), std::string::npos);
   EXPECT_TRUE(r["cases"][0]["sanitizer"].is_null());
   EXPECT_NE(slurp(out + "/test_results.md").find("--sanitize did not run"), std::string::npos);
+}
+
+TEST_F(EndToEnd, NoReproWritesNone) {
+  const json r = run("cuda", 1, "--no-repro");
+  EXPECT_TRUE(r["cases"][0]["repro"].is_null());
+  EXPECT_FALSE(fs::exists(out + "/repro"));
+  EXPECT_TRUE(r["run"]["sanitizer"].is_null()) << "no --sanitize, no sanitizer record";
 }
 
 }  // namespace
