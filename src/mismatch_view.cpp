@@ -78,10 +78,14 @@ std::vector<SliceSummary> summarize_slices(const std::vector<int64_t>& shape, co
   if (nd < 2) return out;
   std::vector<std::vector<bool>> wrong(nd);
   for (size_t d = 0; d < nd; ++d) wrong[d].assign(static_cast<size_t>(std::max<int64_t>(shape[d], 0)), false);
+  std::vector<int64_t> idx(nd, 0);  // the multi-index of element i, stepped along (no division per element)
   for (size_t i = 0; i < bad.size(); ++i) {
-    if (!bad[i]) continue;
-    const std::vector<int64_t> idx = unravel(static_cast<int64_t>(i), shape);
-    for (size_t d = 0; d < nd; ++d) wrong[d][static_cast<size_t>(idx[d])] = true;
+    if (bad[i])
+      for (size_t d = 0; d < nd; ++d) wrong[d][static_cast<size_t>(idx[d])] = true;
+    for (size_t d = nd; d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
   }
   for (size_t d = 0; d < nd; ++d) {
     SliceSummary s;
