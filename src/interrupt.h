@@ -19,7 +19,7 @@ void set_current_worker(pid_t pgid);
 // "SIGINT", "SIGTERM", or "signal N".
 std::string signal_label(int sig);
 
-// For tests: as if signal sig had been received.
+// For tests: as if signal sig had been received (0 clears the request).
 void request_interrupt(int sig);
 
 }  // namespace hk

@@ -132,6 +132,7 @@ TEST_F(Interrupt, SecondSigintExitsAtOnceAndStillLeavesNoWorker) {
   Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
   ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
   ::kill(run.pid(), SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // two pending SIGINTs would merge into one
   ::kill(run.pid(), SIGINT);
   ASSERT_TRUE(run.wait_for(std::chrono::seconds(5)));
   const ExitStatus st = run.wait();
