@@ -40,6 +40,12 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int device, const
                            }() + ")");
 }
 
+std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch) {
+  if (backend == "cuda") return {"--gpu-architecture=" + arch, "-std=c++17", "-DHK_BACKEND_CUDA=1"};
+  if (backend == "hip") return {"--offload-arch=" + arch, "-std=c++17", "-DHK_BACKEND_HIP=1"};
+  return {};
+}
+
 const std::vector<std::pair<std::string, std::string>>& prelude_headers() {
   static const std::vector<std::pair<std::string, std::string>> headers = {
       {"hkcheck.h", kPreludeHkcheck},

@@ -96,6 +96,10 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int device, const
 // Backends compiled into this binary, in the order "auto" tries them.
 std::vector<std::string> backend_names();
 
+// The flags a backend puts before the manifest's own on every compile (arch, language, backend
+// macro), so a repro can state the exact command line. Empty for a backend without a compiler.
+std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch);
+
 // The in-memory headers every kernel may include: {name, contents}.
 const std::vector<std::pair<std::string, std::string>>& prelude_headers();
 

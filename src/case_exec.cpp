@@ -14,6 +14,7 @@
 #include "guard.h"
 #include "repeat_compare.h"
 #include "reference.h"
+#include "repro.h"
 
 namespace hk {
 namespace {
@@ -345,6 +346,14 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     // A race makes every other verdict unreliable, so it comes first.
     if (!r.repeat_diffs.empty()) r.status = Status::FLAKY;
     else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
+    if (!pass && !opt.repro_dir.empty()) {
+      try {
+        for (size_t i = 0; i < plan.tensors.size(); ++i)
+          if (plan.tensors[i].role != Role::in) write_repro_output(opt.repro_dir, plan.tensors[i], got[i], ctx.tensors[plan.tensors[i].name].data);
+      } catch (const std::exception& e) {
+        r.notes.push_back(std::string("could not write the repro output: ") + e.what());
+      }
+    }
   } catch (const MissingEntry& e) {
     r.status = Status::COMPILE_ERROR;
     r.message = e.what();

@@ -17,6 +17,7 @@ namespace hk {
 struct ExecOptions {
   uint64_t seed = 0;  // the run's seed; each tensor's stream derives from it
   int repeat = 1;     // launches on the same inputs; outputs that differ make the case FLAKY
+  std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
 };
 
 // Compiled modules of this process and, optionally, on disk, keyed by everything that goes

@@ -1,6 +1,7 @@
 // hkcheck: proves GPU kernels right. See README.md; `hkcheck --help` lists the options.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -10,10 +11,14 @@
 #include <map>
 #include <unistd.h>
 
+#include "interrupt.h"
+#include "journal.h"
 #include "report.h"
+#include "repro.h"
 #include "runner.h"
 #include "host_profile.h"
 #include "results_diff.h"
+#include "sanitize.h"
 #include "selection.h"
 #include "slug.h"
 #include "worker.h"
@@ -83,16 +88,39 @@ int diff_command(const std::string& a, const std::string& b) {
   return d.changed.empty() ? kExitOk : kExitFailed;
 }
 
+CaseResult blank_result(const KernelSpec& k, const CaseSpec& c, Status st) {
+  CaseResult r;
+  r.kernel = k.name, r.case_name = c.name, r.manifest = k.manifest, r.params = c.params;
+  r.status = st;
+  return r;
+}
+
+// --resume: settings not given on the command line come from the journal's header; one given
+// that differs from it is refused, since the finished cases were run with the header's.
+template <class T>
+bool take_from_journal(const CLI::App& app, const std::string& option, const nlohmann::json& header, const std::string& field,
+                       T& value, const std::string& journal) {
+  const T recorded = header.at(field).get<T>();
+  if (app.count(option) > 0 && value != recorded) {
+    fmt::print(stderr, "hkcheck: {}: the run being resumed used {} {}, not {}; resume with the same settings or start a new run\n",
+               journal, option, nlohmann::json(recorded).dump(), nlohmann::json(value).dump());
+    return false;
+  }
+  value = recorded;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"hkcheck: compiles GPU kernels at run time, runs every case in its own process, and compares the\n"
-               "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY,\n"
+               "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY NOT_RUN,\n"
                "and XFAIL / XPASS for cases whose manifest declares the verdict they are known to reach.\n"
-               "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error."};
+               "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
+               "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run)."};
   std::vector<std::string> patterns;
-  bool all = false, list = false, worker = false, no_cache = false, version = false;
-  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto";
+  bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
+  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
   HostOptions host;
   double timeout = 30;
   uint64_t seed = 0;
@@ -127,6 +155,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "small", "all"}));
   app.add_option("--cache-dir", cache_dir, "Where compiled kernels are cached between processes")->capture_default_str();
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
+  app.add_option("--resume", resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--sanitize", sanitize, "Run FAIL and CRASH cases again under compute-sanitizer (memcheck, racecheck; CUDA only)");
+  app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
   app.add_flag("--version", version, "Print the version and exit");
   std::vector<std::string> diff_files;
   app.add_option("--diff", diff_files,
@@ -135,6 +167,7 @@ int main(int argc, char** argv) {
       ->expected(2);
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
+  app.add_option("--worker-exe", worker_exe, "Internal: the program started as the worker (tests)")->group("");
   CLI11_PARSE(app, argc, argv);
   if (no_cache) cache_dir.clear();
 
@@ -148,9 +181,56 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "hkcheck: give --all or kernel names, not both\n");
     return kExitUsage;
   }
+  install_interrupt_handlers();
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::string exe = self_exe(argv[0]);
+
+  // --resume DIR: the finished cases and the run's settings come from DIR's journal.
+  JournalContents journaled;
+  std::error_code ec;
+  const std::string journal_path = (resume_dir.empty() ? std::string() : resume_dir + "/") + kJournalName;
+  if (!resume_dir.empty()) {
+    try {
+      journaled = read_journal(journal_path);
+    } catch (const JournalError& e) {
+      fmt::print(stderr, "hkcheck: --resume: {}\n", e.what());
+      return kExitUsage;
+    }
+    if (journaled.dropped_partial_line) fmt::print(stderr, "hkcheck: {}: its last line was cut short and is ignored\n", journal_path);
+    const nlohmann::json& h = journaled.header;
+    std::string recorded_backend = h.value("backend", "auto");
+    if (recorded_backend == "none") recorded_backend = backend;  // no device then: any now
+    nlohmann::json header_backend = h;
+    header_backend["backend"] = recorded_backend;
+    nlohmann::json manifests_header = h;  // the same folder however it is spelled
+    if (app.count("--manifests") > 0 && h.contains("manifests") &&
+        fs::weakly_canonical(manifest_dir, ec) == fs::weakly_canonical(h["manifests"].get<std::string>(), ec))
+      manifests_header["manifests"] = manifest_dir;
+    if (app.count("--out") > 0 && fs::weakly_canonical(out_dir) != fs::weakly_canonical(resume_dir)) {
+      fmt::print(stderr, "hkcheck: --resume writes into the folder it resumes ({}); leave out --out\n", resume_dir);
+      return kExitUsage;
+    }
+    out_dir = resume_dir;
+    try {
+      if (!take_from_journal(app, "--seed", h, "seed", seed, journal_path) ||
+          !take_from_journal(app, "--manifests", manifests_header, "manifests", manifest_dir, journal_path) ||
+          !take_from_journal(app, "--backend", header_backend, "backend", backend, journal_path) ||
+          !take_from_journal(app, "--device", h, "device_index", device, journal_path))
+        return kExitUsage;
+      if ((!patterns.empty() || all) && patterns != h.at("kernels").get<std::vector<std::string>>()) {
+        fmt::print(stderr, "hkcheck: {}: the run being resumed selected {}, not {}; resume with the same selection or start a new run\n",
+                   journal_path, h.at("kernels").dump(), nlohmann::json(patterns).dump());
+        return kExitUsage;
+      }
+      patterns = h.at("kernels").get<std::vector<std::string>>();
+      if (app.count("--timeout") == 0) timeout = h.at("timeout").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+      fmt::print(stderr, "hkcheck: {}:1: bad run header: {}\n", journal_path, e.what());
+      return kExitUsage;
+    }
+  }
+
   if (manifest_dir.empty()) manifest_dir = default_manifest_dir(exe);
   if (!fs::is_directory(manifest_dir)) {
     fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run from the repository root or pass --manifests)\n", manifest_dir);
@@ -189,7 +269,7 @@ int main(int argc, char** argv) {
     return manifest_errors.empty() ? kExitOk : kExitUsage;
   }
 
-  RunOptions ropt{exe, backend, device, timeout, 120, seed, cache_dir,
+  RunOptions ropt{worker_exe.empty() ? exe : worker_exe, backend, device, timeout, 120, seed, cache_dir,
                   {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads)}, repeat};
   Runner runner(ropt);
   RunInfo run;
@@ -200,10 +280,10 @@ int main(int argc, char** argv) {
   run.seed = seed;
   run.command.assign(argv, argv + argc);
   run.manifest_errors = manifest_errors;
+  if (!resume_dir.empty()) run.resumed_from = journal_path;
 
   std::string why;
   const auto dev = runner.probe(&why);
-  std::vector<CaseResult> results;
   size_t total = 0;
   for (const KernelSpec* k : sel.kernels) total += k->cases.size();
   if (dev) {
@@ -215,33 +295,124 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases\n", dev->backend, dev->name, dev->arch, dev->runtime_version, total);
   } else {
     run.backend = "none";
-    fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
+    if (!interrupt_signal()) fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
   }
   if (out_dir.empty()) out_dir = "results/" + (dev ? device_slug(dev->name) : std::string("no-device"));
   if (tier == "auto") tier = dev && dev->backend == "host" ? "small" : "all";
   run.tier = tier;
 
-  size_t done = 0;
+  // Finished cases of the run being resumed; a later line for a case replaces an earlier one.
+  std::map<std::pair<std::string, std::string>, CaseResult> finished;
+  if (!resume_dir.empty()) {
+    const std::string was = journaled.header.value("device_name", "");
+    if (dev && !was.empty() && (dev->name != was || dev->backend != journaled.header.value("backend", ""))) {
+      fmt::print(stderr, "hkcheck: {}: the run being resumed ran on {} ({}), this one would run on {} ({}); start a new run\n",
+                 journal_path, was, journaled.header.value("backend", ""), dev->name, dev->backend);
+      return kExitUsage;
+    }
+    for (CaseResult& r : journaled.results) finished[{r.kernel, r.case_name}] = std::move(r);
+  }
+
+  std::unique_ptr<JournalWriter> journal;
+  fs::create_directories(out_dir, ec);
+  try {
+    const nlohmann::json header = {{"type", "run"},
+                                   {"schema", "hkcheck-journal"},
+                                   {"schema_version", kJournalVersion},
+                                   {"hkcheck_version", HKCHECK_VERSION},
+                                   {"git_commit", HKCHECK_GIT_COMMIT},
+                                   {"started_at", run.started_at},
+                                   {"seed", seed},
+                                   {"backend", run.backend},
+                                   {"device_name", dev ? nlohmann::json(dev->name) : nlohmann::json("")},
+                                   {"device_index", device},
+                                   {"kernels", patterns},
+                                   {"manifests", fs::absolute(manifest_dir).lexically_normal().string()},
+                                   {"timeout", timeout}};
+    journal = std::make_unique<JournalWriter>(out_dir + "/" + kJournalName, header, !resume_dir.empty());
+  } catch (const JournalError& e) {
+    fmt::print(stderr, "hkcheck: {}\n", e.what());
+    return kExitUsage;
+  }
+  auto journal_append = [&](const CaseResult& r) {
+    try {
+      journal->append(r);
+    } catch (const JournalError& e) {
+      fmt::print(stderr, "hkcheck: {} (the run goes on; --resume would run this case again)\n", e.what());
+    }
+  };
+
+  const ReproSettings repro{seed, run.backend, dev ? dev->arch : "", exe};
+  std::vector<CaseResult> results;
+  std::vector<std::pair<const KernelSpec*, const CaseSpec*>> origin;  // of each result, for --sanitize
+  size_t done = 0, reused = 0;
   for (const KernelSpec* k : sel.kernels) {
     for (const CaseSpec& c : k->cases) {
+      origin.emplace_back(k, &c);
+      if (const auto it = finished.find({k->name, c.name}); it != finished.end()) {
+        results.push_back(it->second);
+        ++done, ++reused;
+        continue;
+      }
       CaseResult r;
-      if (dev && tier == "small" && c.tier != "small") {
-        r.kernel = k->name, r.case_name = c.name, r.manifest = k->manifest, r.params = c.params;
-        r.status = Status::SKIP, r.reason = "TIER";
+      const std::string repro_rel = repro_subdir(k->name, c.name);
+      const std::string repro_abs = fs::absolute(fs::path(out_dir) / repro_rel).lexically_normal().string();
+      if (interrupt_signal()) {
+        r = blank_result(*k, c, Status::NOT_RUN);
+        r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+      } else if (dev && tier == "small" && c.tier != "small") {
+        r = blank_result(*k, c, Status::SKIP);
+        r.reason = "TIER";
         r.message = fmt::format("a {} case; this run takes the {} tier (--tier all runs it)", c.tier, tier);
       } else if (dev) {
-        r = runner.run(*k, c);
+        fs::remove_all(repro_abs, ec);  // an earlier run's repro of this case is stale
+        r = runner.run(*k, c, no_repro ? "" : repro_abs);
       } else {
-        r.kernel = k->name, r.case_name = c.name, r.manifest = k->manifest, r.params = c.params;
-        r.status = Status::SKIP, r.reason = "NO_DEVICE", r.message = why;
+        r = blank_result(*k, c, Status::SKIP);
+        r.reason = "NO_DEVICE", r.message = why;
       }
       ++done;
-      if (dev)
-        fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k->name, c.name, status_name(r.status),
-                   r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 120));
+      if (r.status == Status::NOT_RUN || !dev) {
+        results.push_back(std::move(r));
+        continue;
+      }
+      if (!status_ok(r.status) && !no_repro) {
+        try {
+          write_repro(repro_abs, *k, c, repro);
+          r.repro = repro_rel;
+        } catch (const std::exception& e) {
+          r.notes.push_back(std::string("could not write the repro folder: ") + e.what());
+        }
+      }
+      journal_append(r);
+      fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k->name, c.name, status_name(r.status),
+                 r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 120));
       results.push_back(std::move(r));
     }
   }
+  if (reused) fmt::print(stderr, "hkcheck: {} cases kept from {}\n", reused, journal_path);
+
+  if (sanitize && dev && !interrupt_signal()) {
+    const auto tool = find_compute_sanitizer();
+    std::string skipped;
+    if (dev->backend != "cuda") skipped = "compute-sanitizer needs the CUDA backend; this run used " + dev->backend;
+    else if (!tool) skipped = "compute-sanitizer was found neither on PATH nor in /usr/local/cuda/bin";
+    if (!skipped.empty()) {
+      fmt::print(stderr, "hkcheck: --sanitize: {}\n", skipped);
+      run.sanitizer = {{"ran", false}, {"why", skipped}};
+    } else {
+      run.sanitizer = {{"ran", true}, {"tool_path", *tool}};
+      for (size_t i = 0; i < results.size() && !interrupt_signal(); ++i) {
+        CaseResult& r = results[i];
+        if (r.status != Status::FAIL && r.status != Status::CRASH) continue;
+        fmt::print(stderr, "hkcheck: --sanitize: {} / {}\n", r.kernel, r.case_name);
+        const std::string log_dir = fs::absolute(fs::path(out_dir) / repro_subdir(r.kernel, r.case_name) / "sanitizer").string();
+        r.sanitizer = sanitize_case(runner.options(), *tool, *origin[i].first, *origin[i].second, log_dir);
+        journal_append(r);
+      }
+    }
+  }
+
   for (const auto& name : failed_kernels) {
     if (!patterns.empty() && select_kernels({KernelSpec{name}}, patterns).kernels.empty()) continue;
     CaseResult r;
@@ -252,6 +423,8 @@ int main(int argc, char** argv) {
     results.push_back(std::move(r));
   }
 
+  const int sig = interrupt_signal();
+  if (sig) run.interrupted = signal_label(sig);
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string err;
   if (!write_reports(out_dir, run, results, &err)) {
@@ -261,6 +434,10 @@ int main(int argc, char** argv) {
   const Counts c = count_results(results);
   fmt::print(stderr, "hkcheck: {} in {:.1f} s\n", counts_line(c), run.wall_s);
   fmt::print(stderr, "hkcheck: wrote {0}/test_results.json and {0}/test_results.md\n", out_dir);
+  if (sig) {
+    fmt::print(stderr, "hkcheck: interrupted by {}; `hkcheck --resume {}` runs the {} cases left\n", run.interrupted, out_dir, c.not_run);
+    return 128 + sig;
+  }
   if (!manifest_errors.empty()) return kExitUsage;
   const bool failed = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); });
   return failed ? kExitFailed : kExitOk;

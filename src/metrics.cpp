@@ -27,6 +27,8 @@ OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& go
   int64_t worst_flat = -1;
   double worst_ulps = 0;       // at the element of max_abs_diff
   bool any_above_floor = false;
+  std::vector<bool> bad(static_cast<size_t>(t.numel), false);
+  int64_t first_flat = -1;
   for (int64_t i = 0; i < t.numel; ++i) {
     const uint8_t* bytes = got.data() + static_cast<size_t>(i) * esize;
     const double r = ref[static_cast<size_t>(i)];
@@ -61,6 +63,8 @@ OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& go
       ok = d <= tol.atol + tol.rtol * std::fabs(r) || (tol.ulps > 0 && ulps <= tol.ulps);
     }
     if (!ok) {
+      bad[static_cast<size_t>(i)] = true;
+      if (first_flat < 0) first_flat = i;
       ++m.mismatches;
       if (!m.first_mismatch) m.first_mismatch = ElementDiff{unravel(i, t.shape), g, r};
     }
@@ -70,6 +74,12 @@ OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& go
   m.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   m.mismatch_fraction = t.numel ? static_cast<double>(m.mismatches) / static_cast<double>(t.numel) : 0;
   m.pass = m.mismatches == 0;
+  if (!m.pass) {
+    auto got_at = [&](int64_t i) { return decode(t.dtype, got.data() + static_cast<size_t>(i) * esize); };
+    auto ref_at = [&](int64_t i) { return ref[static_cast<size_t>(i)]; };
+    m.window = window_around(t.shape, first_flat, got_at, ref_at, bad);
+    m.slices = summarize_slices(t.shape, bad);
+  }
   return m;
 }
 

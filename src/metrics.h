@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "case_plan.h"
+#include "mismatch_view.h"
 
 namespace hk {
 
@@ -33,6 +34,8 @@ struct OutputMetrics {
   int64_t nonfinite = 0;       // NaN or Inf where the reference is finite (unwritten excluded)
   std::optional<ElementDiff> first_mismatch;
   std::optional<ElementDiff> worst;  // where max_abs_diff occurs
+  std::optional<MismatchWindow> window;  // around first_mismatch
+  std::vector<SliceSummary> slices;      // per dimension, for outputs with two or more
   bool pass = true;
 };
 

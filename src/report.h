@@ -20,10 +20,13 @@ struct RunInfo {
   std::vector<std::string> command;
   std::vector<std::string> manifest_errors;
   double wall_s = 0;
+  std::string interrupted;         // "SIGINT" or "SIGTERM" when the run was stopped early
+  std::string resumed_from;        // the journal a --resume run continued
+  nlohmann::json sanitizer;        // what --sanitize found (tool path, or why it did not run)
 };
 
 struct Counts {
-  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0;
+  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0, not_run = 0;
 };
 Counts count_results(const std::vector<CaseResult>& results);
 // "N cases: a PASS, b FAIL, ..." as the console and the markdown print it.

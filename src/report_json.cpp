@@ -23,6 +23,7 @@ Counts count_results(const std::vector<CaseResult>& results) {
       case Status::FLAKY: ++c.flaky; break;
       case Status::XFAIL: ++c.xfail; break;
       case Status::XPASS: ++c.xpass; break;
+      case Status::NOT_RUN: ++c.not_run; break;
     }
   }
   return c;
@@ -35,6 +36,7 @@ std::string counts_line(const Counts& c) {
   if (c.flaky) s += fmt::format(", {} FLAKY", c.flaky);
   if (c.xfail) s += fmt::format(", {} XFAIL", c.xfail);
   if (c.xpass) s += fmt::format(", {} XPASS", c.xpass);
+  if (c.not_run) s += fmt::format(", {} NOT_RUN", c.not_run);
   return s;
 }
 
@@ -53,7 +55,10 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"tier", run.tier},
             {"device", run.device},
             {"command", run.command},
-            {"manifest_errors", run.manifest_errors}}},
+            {"manifest_errors", run.manifest_errors},
+            {"interrupted", run.interrupted.empty() ? json(nullptr) : json(run.interrupted)},
+            {"resumed_from", run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from)},
+            {"sanitizer", run.sanitizer}}},
           {"summary",
            {{"total", c.total},
             {"PASS", c.pass},
@@ -65,7 +70,8 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"ERROR", c.error},
             {"FLAKY", c.flaky},
             {"XFAIL", c.xfail},
-            {"XPASS", c.xpass}}},
+            {"XPASS", c.xpass},
+            {"NOT_RUN", c.not_run}}},
           {"cases", results}};
 }
 

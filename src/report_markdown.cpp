@@ -69,6 +69,56 @@ std::string summary_note(const CaseResult& r) {
   return r.message.substr(0, nl);
 }
 
+// Got / expected around the first mismatch, wrong cells in bold.
+std::string window_table(const OutputMetrics& o) {
+  const MismatchWindow& w = *o.window;
+  const size_t nd = w.origin.size();
+  std::string where = "[";
+  for (size_t d = 0; d < nd; ++d) {
+    const bool row = nd >= 2 && d == nd - 2, col = d == nd - 1;
+    const int64_t len = row ? w.rows : col ? w.cols : 1;
+    where += (d ? ", " : "") + (len > 1 ? fmt::format("{}..{}", w.origin[d], w.origin[d] + len - 1) : std::to_string(w.origin[d]));
+  }
+  where += "]";
+  std::string md = fmt::format("\n  Values of `{}` at {} (got / expected; **wrong**):\n\n  | {} |", o.name, where, nd >= 2 ? "row \\ col" : "col");
+  const int64_t c0 = nd ? w.origin[nd - 1] : 0, r0 = nd >= 2 ? w.origin[nd - 2] : 0;
+  for (int64_t c = 0; c < w.cols; ++c) md += fmt::format(" {} |", c0 + c);
+  md += "\n  | --- |";
+  for (int64_t c = 0; c < w.cols; ++c) md += " --- |";
+  md += "\n";
+  for (int64_t r = 0; r < w.rows; ++r) {
+    md += nd >= 2 ? fmt::format("  | {} |", r0 + r) : std::string("  | |");
+    for (int64_t c = 0; c < w.cols; ++c) {
+      const std::string v = fmt::format("{:.5g} / {:.5g}", w.got[r][c], w.expected[r][c]);
+      md += w.wrong[r][c] ? " **" + v + "** |" : " " + v + " |";
+    }
+    md += "\n";
+  }
+  return md + "\n";
+}
+
+std::string slices_text(const OutputMetrics& o) {
+  std::string md;
+  for (const SliceSummary& s : o.slices) {
+    std::string what;
+    if (s.wrong_count == s.size) what = fmt::format("wrong at all {}", s.size);
+    else what = fmt::format("wrong at {}; right at {}", s.wrong, s.right);
+    md += fmt::format("    - dim {} (size {}): {}\n", s.dim, s.size, what);
+  }
+  return md.empty() ? md : fmt::format("  - slices of `{}` holding a mismatch:\n", o.name) + md;
+}
+
+std::string sanitizer_text(const nlohmann::json& san) {
+  std::string md;
+  for (const auto& t : san.value("tools", nlohmann::json::array())) {
+    const std::string summary = t.value("summary", "");
+    md += fmt::format("- compute-sanitizer {}: {}\n", t.value("tool", "?"), summary.empty() ? "no summary (" + t.value("status", "?") + ")" : summary);
+    if (t.contains("first_error") && t["first_error"].is_string())
+      md += "\n```\n" + t["first_error"].get<std::string>() + "```\n";
+  }
+  return md;
+}
+
 }  // namespace
 
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
@@ -79,6 +129,11 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + run.device.value("note", "") + "\n";
   md += fmt::format("- hkcheck {} ({}), host {}, started {}, seed {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit,
                     run.host, run.started_at, run.seed, run.wall_s);
+  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", run.resumed_from);
+  if (run.sanitizer.is_object() && !run.sanitizer.value("ran", true))
+    md += fmt::format("- --sanitize did not run: {}\n", run.sanitizer.value("why", ""));
+  if (!run.interrupted.empty())
+    md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c.not_run);
   md += "\n**" + counts_line(c) + "**\n";
   if (!run.manifest_errors.empty()) {
     md += "\n## Manifest errors\n\n";
@@ -90,7 +145,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
                       cell(summary_note(r)));
   bool header = false;
   for (const CaseResult& r : results) {
-    if (r.status == Status::PASS) continue;
+    if (r.status == Status::PASS || r.status == Status::NOT_RUN) continue;  // NOT_RUN: the table says it all
     if (!header) md += "\n## Cases that did not pass\n";
     header = true;
     md += fmt::format("\n### {} / {} — {}{}\n\n", r.kernel, r.case_name, status_name(r.status),
@@ -111,7 +166,11 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
       if (o.first_mismatch)
         md += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
                           o.first_mismatch->got, o.first_mismatch->expected);
+      md += slices_text(o);
+      if (o.window) md += window_table(o);
     }
+    if (!r.repro.empty()) md += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
+    if (r.sanitizer.is_object()) md += sanitizer_text(r.sanitizer);
     if (!r.message.empty()) md += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
     for (const auto& n : r.notes) md += "- note: " + cell(n, 2000) + "\n";
   }

@@ -1,13 +1,14 @@
 #include "result.h"
 
 #include <cmath>
+#include <iterator>
 
 namespace hk {
 
 using nlohmann::json;
 
 namespace {
-constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS"};
+constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS", "NOT_RUN"};
 constexpr int kStatusCount = sizeof kStatusNames / sizeof kStatusNames[0];
 
 // JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
@@ -23,6 +24,17 @@ double read_number(const json& j) {
     return s == "inf" ? INFINITY : -INFINITY;
   }
   return j.get<double>();
+}
+
+json numbers(const std::vector<double>& v) {
+  json j = json::array();
+  for (double x : v) j.push_back(number(x));
+  return j;
+}
+std::vector<double> read_numbers(const json& j) {
+  std::vector<double> v;
+  for (const json& x : j) v.push_back(read_number(x));
+  return v;
 }
 
 json diff_json(const ElementDiff& d) { return {{"index", d.index}, {"got", number(d.got)}, {"expected", number(d.expected)}}; }
@@ -65,6 +77,18 @@ void to_json(json& j, const OutputMetrics& m) {
        {"pass", m.pass}};
   j["first_mismatch"] = m.first_mismatch ? diff_json(*m.first_mismatch) : json(nullptr);
   j["worst"] = m.worst ? diff_json(*m.worst) : json(nullptr);
+  if (m.window) {
+    json got = json::array(), expected = json::array();
+    for (const auto& row : m.window->got) got.push_back(numbers(row));
+    for (const auto& row : m.window->expected) expected.push_back(numbers(row));
+    j["window"] = {{"origin", m.window->origin}, {"rows", m.window->rows}, {"cols", m.window->cols},
+                   {"got", got}, {"expected", expected}, {"wrong", m.window->wrong}};
+  } else {
+    j["window"] = nullptr;
+  }
+  j["slices"] = json::array();
+  for (const SliceSummary& s : m.slices)
+    j["slices"].push_back({{"dim", s.dim}, {"size", s.size}, {"wrong_count", s.wrong_count}, {"wrong", s.wrong}, {"right", s.right}});
 }
 
 void from_json(const json& j, OutputMetrics& m) {
@@ -85,6 +109,20 @@ void from_json(const json& j, OutputMetrics& m) {
   m.pass = j.at("pass");
   if (!j.at("first_mismatch").is_null()) m.first_mismatch = diff_from(j["first_mismatch"]);
   if (!j.at("worst").is_null()) m.worst = diff_from(j["worst"]);
+  if (j.contains("window") && !j["window"].is_null()) {
+    const json& w = j["window"];
+    MismatchWindow win;
+    win.origin = w.at("origin").get<std::vector<int64_t>>();
+    win.rows = w.at("rows");
+    win.cols = w.at("cols");
+    for (const json& row : w.at("got")) win.got.push_back(read_numbers(row));
+    for (const json& row : w.at("expected")) win.expected.push_back(read_numbers(row));
+    win.wrong = w.at("wrong").get<std::vector<std::vector<bool>>>();
+    m.window = win;
+  }
+  m.slices.clear();
+  for (const json& s : j.value("slices", json::array()))
+    m.slices.push_back({s.at("dim"), s.at("size"), s.at("wrong_count"), s.at("wrong"), s.at("right")});
 }
 
 void to_json(json& j, const CaseResult& r) {
@@ -103,7 +141,9 @@ void to_json(json& j, const CaseResult& r) {
          {"kernel", r.timings.kernel_ms},
          {"reference", r.timings.reference_ms},
          {"wall", r.timings.wall_ms}}},
-       {"notes", r.notes}};
+       {"notes", r.notes},
+       {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
+       {"sanitizer", r.sanitizer}};
   j["launches"] = r.launches;
   j["guards"] = json::array();
   for (const GuardViolation& g : r.guards)
@@ -154,6 +194,8 @@ void from_json(const json& j, CaseResult& r) {
     if (!actual) throw std::runtime_error("unknown actual_status '" + j["actual_status"].get<std::string>() + "'");
     r.actual_status = *actual;
   }
+  r.repro = j.contains("repro") && j["repro"].is_string() ? j["repro"].get<std::string>() : "";
+  r.sanitizer = j.value("sanitizer", json(nullptr));
   if (j.contains("limit") && !j["limit"].is_null())
     r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
 }

@@ -12,9 +12,10 @@
 
 namespace hk {
 
+// NOT_RUN: the run was interrupted before the case finished; `hkcheck --resume` runs it.
 // FLAKY: launches of the same inputs gave different outputs. XFAIL: the case reached the verdict
 // its manifest expects (see expectation.h); XPASS: it was expected to go wrong and passed.
-enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS };
+enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS, NOT_RUN };
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
 bool status_ok(Status s);  // PASS, SKIP and XFAIL do not fail a run
@@ -61,6 +62,8 @@ struct CaseResult {
   std::vector<RepeatDiff> repeat_diffs;
   std::optional<ExpectedVerdict> expected;  // set when an expectation applied to this device
   std::optional<Status> actual_status;      // for XFAIL and XPASS: the verdict before the expectation
+  std::string repro;          // folder of the case's repro, relative to the results folder
+  nlohmann::json sanitizer;   // the --sanitize rerun (tool, status, first report), or null
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

@@ -1,10 +1,12 @@
 #include "runner.h"
 
 #include <chrono>
+#include <csignal>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "expectation.h"
+#include "interrupt.h"
 #include "subprocess.h"
 #include "worker.h"
 
@@ -19,14 +21,37 @@ Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
+// Like Subprocess::read_line, but returns early (Read::timeout with *stopped set) when the run is
+// interrupted, so that a signal is answered within a tenth of a second.
+Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped) {
+  for (;;) {
+    if (interrupt_signal() != 0) {
+      *stopped = true;
+      return Subprocess::Read::timeout;
+    }
+    const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+    const auto r = w.read_line(line, step);
+    if (r != Subprocess::Read::timeout || Clock::now() >= deadline) return r;
+  }
+}
+
+// The second signal of an interrupt kills the running worker's group before exiting.
+class CurrentWorker {
+ public:
+  explicit CurrentWorker(const Subprocess& w) { set_current_worker(w.pid()); }
+  ~CurrentWorker() { set_current_worker(0); }
+};
+
 // Reads the worker's hello; fills *why when it does not come or says no.
 std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::string* why) {
   std::string line;
-  const auto r = w.read_line(line, after(timeout_s));
+  bool stopped = false;
+  const auto r = read_or_stop(w, line, after(timeout_s), &stopped);
   if (r != Subprocess::Read::line) {
     if (r == Subprocess::Read::timeout) w.kill();
     const ExitStatus st = w.wait();
-    *why = r == Subprocess::Read::timeout
+    *why = stopped ? "interrupted by " + signal_label(interrupt_signal())
+           : r == Subprocess::Read::timeout
                ? fmt::format("the worker did not start within {} s", timeout_s)
                : "the worker ended before saying hello (" + st.describe() + ")";
     const std::string tail = w.output_tail(2000);
@@ -49,8 +74,9 @@ std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::strin
 }  // namespace
 
 std::vector<std::string> Runner::worker_argv() const {
-  std::vector<std::string> argv = {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(opt_.device),
-                                   "--protocol-fd", std::to_string(kProtocolFd)};
+  std::vector<std::string> argv = opt_.wrapper;  // argv[0] is then the wrapper's path
+  argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(opt_.device),
+                           "--protocol-fd", std::to_string(kProtocolFd)});
   if (!opt_.cache_dir.empty()) {
     argv.push_back("--cache-dir");
     argv.push_back(opt_.cache_dir);
@@ -64,6 +90,7 @@ std::vector<std::string> Runner::worker_argv() const {
 std::optional<DeviceInfo> Runner::probe(std::string* why) {
   try {
     Subprocess w(worker_argv(), kProtocolFd);
+    CurrentWorker current(w);
     auto dev = read_hello(w, opt_.start_timeout_s, why);
     w.write_line(R"({"type":"exit"})");
     w.close_stdin();
@@ -79,11 +106,11 @@ std::optional<DeviceInfo> Runner::probe(std::string* why) {
   }
 }
 
-CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c) {
-  return apply_expectation(run_in_worker(k, c), case_expectation(k, c, arch_));
+CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir) {
+  return apply_expectation(run_in_worker(k, c, repro_dir), case_expectation(k, c, arch_));
 }
 
-CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c) {
+CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir) {
   const auto t0 = Clock::now();
   CaseResult r;
   r.kernel = k.name;
@@ -97,13 +124,15 @@ CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c) {
   const double timeout = k.timeout.value_or(opt_.timeout_s);
   try {
     Subprocess w(worker_argv(), kProtocolFd);
+    CurrentWorker current(w);
     std::string why;
     if (!read_hello(w, opt_.start_timeout_s, &why)) {
-      r.status = Status::ERROR;
+      r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
       r.message = "worker could not open the device: " + why;
       return finish(r);
     }
-    const json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}, {"repeat", opt_.repeat}};
+    json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}, {"repeat", opt_.repeat}};
+    if (!repro_dir.empty()) req["repro_dir"] = repro_dir;
     if (!w.write_line(req.dump())) {
       r.status = Status::ERROR;
       r.message = "could not send the case to the worker";
@@ -112,7 +141,15 @@ CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c) {
     const auto deadline = after(timeout);
     for (;;) {
       std::string line;
-      const auto rd = w.read_line(line, deadline);
+      bool stopped = false;
+      const auto rd = read_or_stop(w, line, deadline, &stopped);
+      if (stopped) {
+        w.kill();
+        w.wait();
+        r.status = Status::NOT_RUN;
+        r.message = "interrupted by " + signal_label(interrupt_signal()) + " before the case finished; the worker was killed";
+        return finish(r);
+      }
       if (rd == Subprocess::Read::timeout) {
         w.kill();
         w.wait();

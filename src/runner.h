@@ -21,6 +21,7 @@ struct RunOptions {
   std::string cache_dir;
   std::vector<std::string> worker_args;  // passed on to every worker (e.g. the host profile)
   int repeat = 1;                // launches per case on the same inputs (the manifest may ask for more)
+  std::vector<std::string> wrapper;  // a program the worker runs under, with its options (--sanitize)
 };
 
 class Runner {
@@ -33,13 +34,15 @@ class Runner {
 
   // Runs one case in a fresh worker and returns its result, whatever happens to the worker,
   // with the manifest's expectation for the probed device applied (XFAIL / XPASS).
-  CaseResult run(const KernelSpec& k, const CaseSpec& c);
+  // When the run is interrupted (interrupt.h) the worker is killed and the result is NOT_RUN.
+  // repro_dir, when not empty, is where the worker writes the case's output if it fails.
+  CaseResult run(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir = "");
 
   const RunOptions& options() const { return opt_; }
 
  private:
   std::vector<std::string> worker_argv() const;
-  CaseResult run_in_worker(const KernelSpec& k, const CaseSpec& c);
+  CaseResult run_in_worker(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
 };

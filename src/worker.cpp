@@ -94,7 +94,7 @@ int run_worker(const WorkerOptions& opt) {
         if (c.name == case_name) {
           // The run's --repeat, or more when the manifest asks for it.
           const int repeat = std::max(req.value("repeat", 1), manifest_repeat(k, c));
-          r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>(), repeat}, cache, &sticky);
+          r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>(), repeat, req.value("repro_dir", "")}, cache, &sticky);
         }
     }
     chan.send({{"type", "result"}, {"result", r}});

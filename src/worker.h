@@ -2,7 +2,8 @@
 // (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it:
 //   worker -> parent (protocol fd): {"type":"hello","ok":true,"device":{...}}
 //                                    or {"type":"hello","ok":false,"error":"..."}
-//   parent -> worker (stdin):        {"type":"run","manifest":F,"kernel":K,"case":C,"seed":S}
+//   parent -> worker (stdin):        {"type":"run","manifest":F,"kernel":K,"case":C,"seed":S,
+//                                     "repro_dir":D (optional: where a failing case's output goes)}
 //   worker -> parent:                {"type":"started","kernel":K,"case":C}
 //                                    then {"type":"result","result":{...CaseResult...}}
 //   parent -> worker:                {"type":"exit"} or end of input

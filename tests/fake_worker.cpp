@@ -1,5 +1,8 @@
 // Speaks the worker protocol (src/worker.h) like `hkcheck --worker`, but what it does with a
-// case depends on the kernel's name: ok, segv, abort, hang, early_exit, garbage.
+// case depends on the kernel's name: ok, segv, abort, hang, early_exit, garbage; slow* passes
+// after 0.3 s (a run long enough to interrupt); fail* fails and writes a file into the repro
+// folder it is given. With FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
+// can check that none outlives the run. --backend cuda makes it claim the CUDA backend.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -8,6 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "backend.h"
 #include "result.h"
@@ -21,6 +27,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--protocol-fd") fd = std::atoi(argv[i + 1]);
     if (std::string(argv[i]) == "--backend") mode = argv[i + 1];
   }
+  if (const char* dir = std::getenv("FAKE_WORKER_PID_DIR")) std::ofstream(std::string(dir) + "/" + std::to_string(getpid())) << getpid();
   FILE* out = fdopen(fd, "w");
   auto send = [&](const json& j) {
     std::fprintf(out, "%s\n", j.dump().c_str());
@@ -32,7 +39,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "silent") return 5;  // dies before saying hello
   hk::DeviceInfo dev;
-  dev.backend = "fake";
+  dev.backend = mode == "cuda" ? "cuda" : "fake";
   dev.name = "Fake GPU 1GB";
   dev.arch = "fake_1";
   send({{"type", "hello"}, {"ok", true}, {"device", dev}});
@@ -47,6 +54,7 @@ int main(int argc, char** argv) {
     if (kernel == "abort") std::abort();
     if (kernel == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     if (kernel == "early_exit") std::exit(7);
+    if (kernel.rfind("slow", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     if (kernel == "garbage") {
       std::fprintf(out, "this is not json\n");
       std::fflush(out);
@@ -56,6 +64,14 @@ int main(int argc, char** argv) {
     r.kernel = kernel;
     r.case_name = req["case"];
     r.status = hk::Status::PASS;
+    if (kernel.rfind("fail", 0) == 0) {
+      r.status = hk::Status::FAIL;
+      r.message = "fake: wrong values";
+      if (req.contains("repro_dir")) {
+        std::filesystem::create_directories(req["repro_dir"].get<std::string>() + "/output");
+        std::ofstream(req["repro_dir"].get<std::string>() + "/output/fake.got") << "fake output";
+      }
+    }
     send({{"type", "result"}, {"result", r}});
   }
   return 0;

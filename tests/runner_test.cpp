@@ -3,7 +3,11 @@
 #include "runner.h"
 
 #include <chrono>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <thread>
+
+#include "interrupt.h"
 
 namespace hk {
 namespace {
@@ -81,6 +85,21 @@ TEST(Runner, GarbageOnTheProtocolIsAHarnessError) {
   const CaseResult r = run_fake("garbage");
   EXPECT_EQ(r.status, Status::ERROR);
   EXPECT_NE(r.message.find("harness error"), std::string::npos) << r.message;
+}
+
+TEST(Runner, InterruptKillsTheRunningCaseAndMarksItNotRun) {
+  std::thread later([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    request_interrupt(SIGTERM);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const CaseResult r = run_fake("hang", 10.0);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  later.join();
+  request_interrupt(0);  // the flag is process-wide: clear it for the next test
+  EXPECT_EQ(r.status, Status::NOT_RUN);
+  EXPECT_NE(r.message.find("SIGTERM"), std::string::npos) << r.message;
+  EXPECT_LT(s, 1.5) << "an interrupt must not wait for the case's timeout";
 }
 
 TEST(Runner, MissingWorkerBinaryIsAnError) {

@@ -82,7 +82,7 @@ class CudaBackend final : public Backend {
     check_rtc(nvrtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
                                   header_src.data(), header_names.data()),
               "nvrtcCreateProgram");
-    std::vector<std::string> opts = {"--gpu-architecture=" + info_.arch, "-std=c++17", "-DHK_BACKEND_CUDA=1"};
+    std::vector<std::string> opts = base_compile_options(info_.backend, info_.arch);
     opts.insert(opts.end(), options.begin(), options.end());
     std::vector<const char*> argv;
     for (const auto& o : opts) argv.push_back(o.c_str());

@@ -67,7 +67,7 @@ class HipBackend final : public Backend {
     check_rtc(hiprtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
                                    header_src.data(), header_names.data()),
               "hiprtcCreateProgram");
-    std::vector<std::string> opts = {"--offload-arch=" + info_.arch, "-std=c++17", "-DHK_BACKEND_HIP=1"};
+    std::vector<std::string> opts = base_compile_options(info_.backend, info_.arch);
     opts.insert(opts.end(), options.begin(), options.end());
     std::vector<const char*> argv;
     for (const auto& o : opts) argv.push_back(o.c_str());

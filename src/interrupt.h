@@ -1,0 +1,25 @@
+// SIGINT and SIGTERM in the parent: the first asks the run to stop (the case in progress is
+// killed, the rest are NOT_RUN, the reports are written); a second one kills the running
+// worker's process group and exits at once. Workers also die with the parent (PDEATHSIG).
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+
+namespace hk {
+
+void install_interrupt_handlers();
+
+// The signal that asked the run to stop, or 0.
+int interrupt_signal();
+
+// The process group a second signal must kill before exiting; 0 for none.
+void set_current_worker(pid_t pgid);
+
+// "SIGINT", "SIGTERM", or "signal N".
+std::string signal_label(int sig);
+
+// For tests: as if signal sig had been received (0 clears the request).
+void request_interrupt(int sig);
+
+}  // namespace hk

@@ -1,0 +1,102 @@
+#include "journal.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace hk {
+
+using nlohmann::json;
+
+JournalContents read_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw JournalError(fmt::format("{}: cannot read the journal ({})", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  JournalContents out;
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    const size_t nl = text.find('\n', pos);
+    const bool complete = nl != std::string::npos;
+    const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
+    pos = complete ? nl + 1 : text.size();
+    const bool last = pos >= text.size();
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const std::exception& e) {
+      if (last) {  // cut short by a crash while it was written
+        out.dropped_partial_line = true;
+        break;
+      }
+      throw JournalError(fmt::format("{}:{}: not a JSON line: {}", path, line_no, e.what()));
+    }
+    if (!complete && last) {  // parses, but was never finished with its newline: not trusted
+      out.dropped_partial_line = true;
+      break;
+    }
+    const std::string type = j.value("type", "");
+    if (line_no == 1) {
+      if (type != "run" || j.value("schema", "") != "hkcheck-journal")
+        throw JournalError(fmt::format("{}:1: /type: expected the run header of an hkcheck journal", path));
+      if (j.value("schema_version", 0) != kJournalVersion)
+        throw JournalError(fmt::format("{}:1: /schema_version: expected {}, found {}", path, kJournalVersion, j.value("schema_version", 0)));
+      out.header = j;
+      continue;
+    }
+    if (type != "case") throw JournalError(fmt::format("{}:{}: /type: expected \"case\", found {}", path, line_no, j.value("type", json()).dump()));
+    try {
+      out.results.push_back(j.at("result").get<CaseResult>());
+    } catch (const std::exception& e) {
+      throw JournalError(fmt::format("{}:{}: /result: {}", path, line_no, e.what()));
+    }
+  }
+  if (out.header.is_null()) throw JournalError(fmt::format("{}: the journal is empty (no run header)", path));
+  return out;
+}
+
+JournalWriter::JournalWriter(const std::string& path, const json& header, bool append) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
+  if (fd_ < 0) throw JournalError(fmt::format("{}: cannot open the journal: {}", path, std::strerror(errno)));
+  if (append) {
+    // A line cut short by a crash must not run into the next one: cut it off.
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const size_t keep = text.empty() ? 0 : text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    if (keep < text.size() && ::ftruncate(fd_, static_cast<off_t>(keep)) != 0)
+      throw JournalError(fmt::format("{}: cannot cut off its partial last line: {}", path, std::strerror(errno)));
+  } else {
+    write_line(header);
+  }
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::append(const CaseResult& r) { write_line({{"type", "case"}, {"result", r}}); }
+
+void JournalWriter::write_line(const json& j) {
+  const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw JournalError(fmt::format("{}: cannot write: {}", path_, std::strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::fdatasync(fd_);  // a result on disk survives a crash of the parent or of the machine
+}
+
+}  // namespace hk

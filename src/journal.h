@@ -1,0 +1,51 @@
+// The run's journal, results.jsonl in the results folder: a header line naming the run, then one
+// line per finished case, appended and flushed to disk as each result arrives, so that an
+// interrupted or crashed run loses nothing and `hkcheck --resume DIR` runs only what is missing.
+// Format in docs/results.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "result.h"
+
+namespace hk {
+
+constexpr const char* kJournalName = "results.jsonl";
+constexpr int kJournalVersion = 1;
+
+struct JournalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct JournalContents {
+  nlohmann::json header;             // the run's settings (see docs/results.md)
+  std::vector<CaseResult> results;   // finished cases, in the order they finished
+  bool dropped_partial_line = false; // the last line was cut short (a crash mid-write) and ignored
+};
+
+// Reads path; a last line that is incomplete or does not parse is ignored (it was being written
+// when the run stopped). Throws JournalError naming the file and line for anything else.
+JournalContents read_journal(const std::string& path);
+
+class JournalWriter {
+ public:
+  // Starts a new journal at path (replacing an old one) with header, or, with append, continues
+  // an existing one. Throws JournalError.
+  JournalWriter(const std::string& path, const nlohmann::json& header, bool append);
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+
+  // Appends one result and flushes it to disk. Throws JournalError.
+  void append(const CaseResult& r);
+
+ private:
+  void write_line(const nlohmann::json& j);
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace hk

@@ -1,0 +1,41 @@
+// What a failing output looks like, for a person: the values around the first mismatch, and for
+// multi-dimensional outputs which slices (heads, rows, experts...) are wrong and which are right.
+// Computed in the worker from the comparison; kept small (ranges, not lists).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hk {
+
+// A block of at most kWindowRows x kWindowCols elements of the last two dimensions (one row for
+// a 1-D output) holding the first mismatch; the other indices are the mismatch's.
+struct MismatchWindow {
+  std::vector<int64_t> origin;  // full index of the top-left element shown
+  int64_t rows = 0, cols = 0;
+  std::vector<std::vector<double>> got, expected;
+  std::vector<std::vector<bool>> wrong;
+};
+constexpr int64_t kWindowRows = 4, kWindowCols = 8;
+
+// For one dimension: the indices along it whose slice holds a mismatch, and the others.
+struct SliceSummary {
+  int dim = 0;
+  int64_t size = 0;
+  int64_t wrong_count = 0;
+  std::string wrong, right;  // ranges: "1-7, 9"; "" for none
+};
+
+// "0-3, 5, 9-10" for the indices where flags[i] == value; more than max_ranges are cut with
+// "... (N ranges)".
+std::string index_ranges(const std::vector<bool>& flags, bool value, size_t max_ranges = 8);
+
+MismatchWindow window_around(const std::vector<int64_t>& shape, int64_t first_flat, const std::function<double(int64_t)>& got,
+                             const std::function<double(int64_t)>& expected, const std::vector<bool>& bad);
+
+// One summary per dimension of an output with two or more; bad holds one flag per element.
+std::vector<SliceSummary> summarize_slices(const std::vector<int64_t>& shape, const std::vector<bool>& bad);
+
+}  // namespace hk

@@ -1,0 +1,196 @@
+#include "repro.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "backend.h"
+#include "file_util.h"
+#include "generator.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+// Larger tensors are left out (the rerun builds them again from the seed) so that a failing
+// run over big shapes does not fill the disk.
+constexpr size_t kMaxTensorBytes = size_t{256} << 20;
+constexpr char kMagic[8] = {'H', 'K', 'T', 'E', 'N', 'S', 'R', '1'};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::string err;
+  if (!write_file_atomic(path, text, &err)) throw std::runtime_error(err);
+}
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '=') ? ch : '_';
+  if (out.empty() || out[0] == '.') out = "_" + out;
+  return out;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+json params_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) {
+    if (const auto* s = std::get_if<std::string>(&v)) j[k] = *s;
+    else if (const double d = std::get<double>(v); d == std::trunc(d) && std::fabs(d) < 9.0e15) j[k] = static_cast<int64_t>(d);
+    else j[k] = d;
+  }
+  return j;
+}
+
+// The case's entry as the manifest wrote it, reduced to this one case: an explicit case is kept
+// as it is; a sweep's extra fields (tolerance, ...) are kept, its values become this case's.
+json one_case(const json& cases, const CaseSpec& c) {
+  json out;
+  for (const json& e : cases) {
+    if (!e.contains("sweep") && e.value("name", "") == c.name) {
+      out = e;
+      break;
+    }
+  }
+  if (out.is_null()) {
+    for (const json& e : cases) {
+      if (!e.contains("sweep")) continue;
+      out = e;
+      out.erase("sweep");
+      break;
+    }
+  }
+  if (out.is_null()) out = json::object();
+  out["name"] = c.name;
+  out["params"] = params_json(c.params);  // every value, the kernel's defaults merged in
+  return out;
+}
+
+}  // namespace
+
+void write_tensor_file(const std::string& path, const TensorFile& t) {
+  const std::string header = json{{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}}.dump();
+  std::string data(kMagic, sizeof kMagic);
+  const uint32_t n = static_cast<uint32_t>(header.size());
+  for (int i = 0; i < 4; ++i) data += static_cast<char>((n >> (8 * i)) & 0xFF);
+  data += header;
+  data.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  write_text(path, data);
+}
+
+TensorFile read_tensor_file(const std::string& path) {
+  const std::string data = slurp(path);
+  if (data.size() < 12 || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
+    throw std::runtime_error(path + ": not an hkcheck tensor file (no HKTENSR1 magic)");
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>(data[8 + i])) << (8 * i);
+  if (12 + static_cast<size_t>(n) > data.size()) throw std::runtime_error(path + ": header runs past the end of the file");
+  TensorFile t;
+  try {
+    const json h = json::parse(data.substr(12, n));
+    t.name = h.at("name");
+    const auto dt = parse_dtype(h.at("dtype").get<std::string>());
+    if (!dt) throw std::runtime_error("unknown dtype " + h.at("dtype").dump());
+    t.dtype = *dt;
+    t.shape = h.at("shape").get<std::vector<int64_t>>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": bad header: " + e.what());
+  }
+  t.bytes.assign(data.begin() + 12 + n, data.end());
+  int64_t numel = 1;
+  for (int64_t d : t.shape) numel *= d;
+  if (t.bytes.size() != static_cast<size_t>(numel) * dtype_size(t.dtype))
+    throw std::runtime_error(fmt::format("{}: {} bytes of data, the header's shape needs {}", path, t.bytes.size(),
+                                         static_cast<size_t>(numel) * dtype_size(t.dtype)));
+  return t;
+}
+
+std::string repro_subdir(const std::string& kernel, const std::string& case_name) {
+  std::string slug = safe_name(case_name);
+  // Names that differ only in replaced characters must not share a folder.
+  if (slug != case_name) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (unsigned char ch : case_name) h = (h ^ ch) * 0x100000001B3ull;
+    slug += fmt::format("-{:08x}", static_cast<uint32_t>(h));
+  }
+  return "repro/" + safe_name(kernel) + "/" + slug;
+}
+
+void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c, const ReproSettings& s) {
+  fs::create_directories(dir + "/inputs");
+  const std::string source_name = fs::path(k.source).filename().string();
+  write_text(dir + "/" + source_name, slurp(k.source));
+
+  json manifest = json::parse(slurp(k.manifest));
+  json entry = manifest.at(json::json_pointer(k.json_path));
+  entry["source"] = source_name;
+  entry["cases"] = json::array({one_case(entry.value("cases", json::array()), c)});
+  write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n");
+
+  // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
+  const CasePlan plan = plan_case(k, c);
+  std::string left_out;
+  for (const TensorPlan& t : plan.tensors) {
+    if (t.role == Role::out) continue;
+    if (t.bytes() > kMaxTensorBytes) {
+      left_out += fmt::format("{}: {} bytes\n", t.name, t.bytes());
+      continue;
+    }
+    std::vector<double> v = generate(t.init, t.numel, tensor_seed(s.seed, k.name, c.name, t.name));
+    for (double& x : v) x = round_to_dtype(t.dtype, x);
+    write_tensor_file(dir + "/inputs/" + safe_name(t.name) + ".hkt", TensorFile{t.name, t.dtype, t.shape, pack(t.dtype, v)});
+  }
+
+  if (!left_out.empty())
+    write_text(dir + "/inputs/LEFT_OUT.txt", fmt::format("Inputs over {} bytes are not written; rerun.sh builds them again from the seed.\n{}",
+                                                          kMaxTensorBytes, left_out));
+
+  std::string opts;
+  for (const std::string& o : base_compile_options(s.backend, s.arch)) opts += o + "\n";
+  for (const auto& [name, value] : plan.defines) opts += "-D" + name + "=" + value + "\n";
+  write_text(dir + "/compile_options.txt", opts);
+
+  const std::string rerun = fmt::format(
+      "#!/bin/sh\n"
+      "# Runs case '{}' of kernel '{}' alone, as in the run that wrote this folder (seed {}).\n"
+      "# HKCHECK=/path/to/hkcheck picks another binary; extra arguments are passed on (e.g. --timeout 60).\n"
+      "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+      "hkcheck=${{HKCHECK:-{}}}\n"
+      "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --out \"$here.rerun\" {} \"$@\"\n",
+      c.name, k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
+      shell_quote(k.name));
+  write_text(dir + "/rerun.sh", rerun);
+  fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+}
+
+void write_repro_output(const std::string& dir, const TensorPlan& t, const std::vector<uint8_t>& got,
+                        const std::vector<double>& expected) {
+  fs::create_directories(dir + "/output");
+  const std::string base = dir + "/output/" + safe_name(t.name);
+  if (got.size() > kMaxTensorBytes) {
+    write_text(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxTensorBytes));
+    return;
+  }
+  write_tensor_file(base + ".got.hkt", TensorFile{t.name, t.dtype, t.shape, got});
+  write_tensor_file(base + ".expected.hkt", TensorFile{t.name, DType::f64, t.shape, pack(DType::f64, expected)});
+}
+
+}  // namespace hk

@@ -1,0 +1,189 @@
+// SIGINT in the middle of a run: the reports hold every case (the unfinished ones NOT_RUN), no
+// worker outlives hkcheck, and --resume runs only what is missing. hkcheck runs the fake worker
+// (tests/fake_worker.cpp) in place of `hkcheck --worker`, so no GPU is needed.
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "subprocess.h"
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+constexpr int kCases = 8;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int count_lines(const std::string& path) {
+  const std::string s = slurp(path);
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// A process that has exited and been reaped, or is a zombie waiting for its new parent.
+bool gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
+
+std::vector<pid_t> worker_pids(const std::string& dir) {
+  std::vector<pid_t> pids;
+  for (const auto& e : fs::directory_iterator(dir)) pids.push_back(std::stoi(e.path().filename().string()));
+  return pids;
+}
+
+struct Interrupt : ::testing::Test {
+  test::TempDir dir;
+  std::string manifests, out, pids;
+
+  void SetUp() override {
+    dir.write("m/k.cu", "#include \"hkcheck.h\"\n");
+    json sweep = json::array();
+    for (int i = 1; i <= kCases; ++i) sweep.push_back(i);
+    const json kernel = {{"name", "slow_kernel"}, {"source", "k.cu"}, {"entry", "k"}, {"reference", "relu"},
+                         {"cases", {{{"sweep", {{"n", sweep}}}}}},
+                         {"tensors", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "in"}, {"init", {{"kind", "normal"}}}},
+                                      {{"name", "y"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "out"}}}},
+                         {"args", {"y", "x", {{"dtype", "i32"}, {"value", "n"}}}},
+                         {"launch", {{"grid", {1}}, {"block", {32}}}}};
+    dir.write("m/slow.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump());
+    manifests = dir.path() + "/m";
+    out = dir.path() + "/out";
+    pids = dir.path() + "/pids";
+    fs::create_directories(pids);
+    setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  }
+  void TearDown() override { unsetenv("FAKE_WORKER_PID_DIR"); }
+
+  std::vector<std::string> hkcheck(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  // Waits until the journal holds n finished cases (after its header line).
+  bool wait_for_cases(int n) const {
+    for (int i = 0; i < 200; ++i) {
+      if (count_lines(out + "/results.jsonl") >= n + 1) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  json results() const { return json::parse(slurp(out + "/test_results.json")); }
+};
+
+TEST_F(Interrupt, SigintWritesEveryCaseLeavesNoWorkerAndResumeFinishes) {
+  int passed_before = 0;
+  {
+    Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+    ASSERT_TRUE(wait_for_cases(2)) << run.output_tail(4000);
+    ASSERT_EQ(::kill(run.pid(), SIGINT), 0);
+    ASSERT_TRUE(run.wait_for(std::chrono::seconds(5))) << "hkcheck did not stop within 5 s of SIGINT";
+    const ExitStatus st = run.wait();
+    EXPECT_TRUE(st.exited && st.code == 130) << st.describe() << "\n" << run.output_tail(4000);
+  }
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+
+  const json r = results();
+  EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
+  ASSERT_EQ(r["cases"].size(), static_cast<size_t>(kCases));
+  const json& sum = r["summary"];
+  EXPECT_EQ(sum["total"], kCases);
+  passed_before = sum["PASS"];
+  EXPECT_GE(passed_before, 2);
+  EXPECT_GE(sum["NOT_RUN"].get<int>(), 1);
+  EXPECT_EQ(passed_before + sum["NOT_RUN"].get<int>(), kCases) << r["summary"].dump();
+  for (const json& c : r["cases"]) EXPECT_TRUE(c["status"] == "PASS" || c["status"] == "NOT_RUN") << c.dump();
+  EXPECT_NE(slurp(out + "/test_results.md").find("NOT_RUN"), std::string::npos);
+  EXPECT_EQ(count_lines(out + "/results.jsonl"), 1 + passed_before) << "only finished cases are journaled";
+
+  // --resume runs the rest, and only the rest: one probe plus one worker per missing case.
+  const size_t workers_before = worker_pids(pids).size();
+  {
+    Subprocess resume(hkcheck({"--resume", out}), 3);
+    ASSERT_TRUE(resume.wait_for(std::chrono::seconds(20)));
+    const ExitStatus st = resume.wait();
+    EXPECT_TRUE(st.exited && st.code == 0) << st.describe() << "\n" << resume.output_tail(4000);
+  }
+  const json done = results();
+  EXPECT_EQ(done["summary"]["PASS"], kCases) << done["summary"].dump();
+  EXPECT_EQ(done["summary"]["NOT_RUN"], 0);
+  EXPECT_TRUE(done["run"]["interrupted"].is_null());
+  EXPECT_EQ(worker_pids(pids).size() - workers_before, static_cast<size_t>(1 + kCases - passed_before));
+  EXPECT_EQ(count_lines(out + "/results.jsonl"), 1 + kCases);
+}
+
+TEST_F(Interrupt, SecondSigintExitsAtOnceAndStillLeavesNoWorker) {
+  Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+  ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
+  ::kill(run.pid(), SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // two pending SIGINTs would merge into one
+  ::kill(run.pid(), SIGINT);
+  ASSERT_TRUE(run.wait_for(std::chrono::seconds(5)));
+  const ExitStatus st = run.wait();
+  EXPECT_TRUE(st.exited && st.code == 130) << st.describe();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG and the kill are asynchronous
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+}
+
+TEST_F(Interrupt, ResumeRefusesADifferentSeed) {
+  Subprocess run(hkcheck({"--manifests", manifests, "--out", out, "--seed", "1", "--timeout", "5"}), 3);
+  ASSERT_TRUE(run.wait_for(std::chrono::seconds(20)));
+  Subprocess resume(hkcheck({"--resume", out, "--seed", "2"}), 3);
+  ASSERT_TRUE(resume.wait_for(std::chrono::seconds(10)));
+  const ExitStatus st = resume.wait();
+  EXPECT_TRUE(st.exited && st.code == 2) << st.describe();
+  EXPECT_NE(resume.output_tail(4000).find("--seed 1, not 2"), std::string::npos) << resume.output_tail(4000);
+}
+
+TEST_F(Interrupt, AKilledParentLeavesTheEarlierReportIntactAndResumeFinishes) {
+  {
+    Subprocess first(hkcheck({"--manifests", manifests, "--out", out}), 3);
+    ASSERT_TRUE(first.wait_for(std::chrono::seconds(20)));
+  }
+  const std::string earlier = slurp(out + "/test_results.json");
+  ASSERT_EQ(json::parse(earlier)["summary"]["PASS"], kCases);
+  {
+    Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+    ASSERT_TRUE(wait_for_cases(2)) << run.output_tail(4000);
+    ::kill(run.pid(), SIGKILL);  // no handler, no reports: as if hkcheck itself crashed
+    run.wait();
+  }
+  EXPECT_EQ(slurp(out + "/test_results.json"), earlier) << "the earlier report must stay whole";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG is asynchronous
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+  Subprocess resume(hkcheck({"--resume", out}), 3);
+  ASSERT_TRUE(resume.wait_for(std::chrono::seconds(20)));
+  EXPECT_EQ(resume.wait().code, 0) << resume.output_tail(4000);
+  EXPECT_EQ(results()["summary"]["PASS"], kCases);
+  EXPECT_EQ(count_lines(out + "/results.jsonl"), 1 + kCases);
+}
+
+TEST_F(Interrupt, SigtermIsHandledLikeSigint) {
+  Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+  ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
+  ::kill(run.pid(), SIGTERM);
+  ASSERT_TRUE(run.wait_for(std::chrono::seconds(5)));
+  const ExitStatus st = run.wait();
+  EXPECT_TRUE(st.exited && st.code == 143) << st.describe();
+  EXPECT_EQ(results()["run"]["interrupted"], "SIGTERM");
+  EXPECT_EQ(results()["summary"]["total"], kCases);
+}
+
+}  // namespace
+}  // namespace hk

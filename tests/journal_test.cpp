@@ -1,0 +1,95 @@
+// The journal survives a crash mid-write: a cut last line is ignored, and appending after it
+// does not glue the next result to it.
+#include "journal.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+
+const json kHeader = {{"type", "run"}, {"schema", "hkcheck-journal"}, {"schema_version", kJournalVersion}, {"seed", 3}};
+
+CaseResult result(const std::string& case_name, Status st) {
+  CaseResult r;
+  r.kernel = "k";
+  r.case_name = case_name;
+  r.status = st;
+  return r;
+}
+
+void append_raw(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
+
+TEST(Journal, RoundTrip) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/results.jsonl";
+  {
+    JournalWriter w(path, kHeader, false);
+    w.append(result("a", Status::PASS));
+    w.append(result("b", Status::FAIL));
+  }
+  const JournalContents j = read_journal(path);
+  EXPECT_EQ(j.header["seed"], 3);
+  ASSERT_EQ(j.results.size(), 2u);
+  EXPECT_EQ(j.results[1].case_name, "b");
+  EXPECT_EQ(j.results[1].status, Status::FAIL);
+  EXPECT_FALSE(j.dropped_partial_line);
+}
+
+TEST(Journal, TruncatedLastLineIsIgnoredAndCutOffOnAppend) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/results.jsonl";
+  {
+    JournalWriter w(path, kHeader, false);
+    w.append(result("a", Status::PASS));
+  }
+  append_raw(path, R"({"type":"case","result":{"kernel":"k","ca)");
+  JournalContents j = read_journal(path);
+  EXPECT_TRUE(j.dropped_partial_line);
+  ASSERT_EQ(j.results.size(), 1u);
+
+  {
+    JournalWriter w(path, kHeader, true);
+    w.append(result("c", Status::CRASH));
+  }
+  j = read_journal(path);
+  EXPECT_FALSE(j.dropped_partial_line);
+  ASSERT_EQ(j.results.size(), 2u);
+  EXPECT_EQ(j.results[1].case_name, "c");
+}
+
+TEST(Journal, CompleteButUnterminatedLastLineIsNotTrusted) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/results.jsonl";
+  { JournalWriter w(path, kHeader, false); }
+  append_raw(path, json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump());
+  const JournalContents j = read_journal(path);
+  EXPECT_TRUE(j.dropped_partial_line);
+  EXPECT_TRUE(j.results.empty());
+}
+
+TEST(Journal, BrokenLineInTheMiddleNamesFileAndLine) {
+  test::TempDir dir;
+  const std::string path = dir.write("results.jsonl", kHeader.dump() + "\nnot json\n" +
+                                                          json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump() + "\n");
+  try {
+    read_journal(path);
+    FAIL() << "expected a JournalError";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Journal, SomethingElseIsRefused) {
+  test::TempDir dir;
+  EXPECT_THROW(read_journal(dir.write("results.jsonl", "{\"schema\":\"hkcheck-results\"}\n")), JournalError);
+  EXPECT_THROW(read_journal(dir.write("empty.jsonl", "")), JournalError);
+  EXPECT_THROW(read_journal(dir.path() + "/missing.jsonl"), JournalError);
+}
+
+}  // namespace
+}  // namespace hk

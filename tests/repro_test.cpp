@@ -1,0 +1,139 @@
+// Repro folders: the tensor file format round-trips, and the one-case manifest loads and names
+// the same case, so the rerun command gets the same inputs.
+#include "repro.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "generator.h"
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Repro, TensorFileRoundTrips) {
+  test::TempDir dir;
+  const TensorFile t{"out", DType::bf16, {2, 3}, pack(DType::bf16, {1, -2, 0.5, 3, 4, 5})};
+  write_tensor_file(dir.path() + "/t.hkt", t);
+  const std::string raw = slurp(dir.path() + "/t.hkt");
+  EXPECT_EQ(raw.substr(0, 8), "HKTENSR1");
+  const TensorFile back = read_tensor_file(dir.path() + "/t.hkt");
+  EXPECT_EQ(back.name, "out");
+  EXPECT_EQ(back.dtype, DType::bf16);
+  EXPECT_EQ(back.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(back.bytes, t.bytes);
+  EXPECT_EQ(unpack(DType::bf16, back.bytes), (std::vector<double>{1, -2, 0.5, 3, 4, 5}));
+}
+
+TEST(Repro, TensorFileErrorsNameTheFile) {
+  test::TempDir dir;
+  const std::string bad = dir.write("bad.hkt", "NOTATENSOR");
+  EXPECT_THROW(read_tensor_file(bad), std::runtime_error);
+  write_tensor_file(dir.path() + "/short.hkt", TensorFile{"x", DType::f32, {4}, std::vector<uint8_t>(8)});
+  try {
+    read_tensor_file(dir.path() + "/short.hkt");
+    FAIL() << "a shape that does not match the data must be refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("short.hkt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Repro, SubdirIsSafeAndDistinct) {
+  EXPECT_EQ(repro_subdir("rmsnorm", "f32_1x128"), "repro/rmsnorm/f32_1x128");
+  const std::string a = repro_subdir("k", "sweep/M=7,N=1000");
+  const std::string b = repro_subdir("k", "sweep_M=7_N=1000");
+  EXPECT_EQ(a.find('/', 8), std::string::npos) << "no folder inside the case's: " << a;
+  EXPECT_EQ(a.find(','), std::string::npos);
+  EXPECT_NE(a, b);
+  for (const std::string name : {"../x", "..", "."}) {
+    const std::string d = repro_subdir("k", name);
+    EXPECT_EQ(std::count(d.begin(), d.end(), '/'), 2) << d;
+    const std::string last = d.substr(d.rfind('/') + 1);
+    EXPECT_TRUE(last != ".." && last != ".") << d;
+  }
+}
+
+TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "#include \"hkcheck.h\"\n// kernel text\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy",
+    "defines": {"T": "$dtype"}, "params": {"n": 100, "dtype": "f32"},
+    "cases": [{"name": "small", "params": {"n": 7}},
+              {"sweep": {"n": [5, 9], "dtype": ["f32", "bf16"]}, "tolerance": {"out": {"atol": 0.5}}}],
+    "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", {"dtype": "i32", "value": "n"}],
+    "launch": {"grid": [1], "block": [32]}
+  })J");
+  const std::string mpath = dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump());
+  const ManifestLoad load = load_manifest(mpath);
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  const KernelSpec& k = load.kernels.at(0);
+  const CaseSpec* swept = nullptr;
+  for (const CaseSpec& c : k.cases)
+    if (c.name.find("bf16") != std::string::npos && c.name.find("n=9") != std::string::npos) swept = &c;
+  ASSERT_NE(swept, nullptr);
+
+  const std::string out = dir.path() + "/r";
+  write_repro(out, k, *swept, ReproSettings{42, "cuda", "sm_90", "/opt/hkcheck"});
+
+  const ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  ASSERT_EQ(again.kernels.size(), 1u);
+  ASSERT_EQ(again.kernels[0].cases.size(), 1u);
+  EXPECT_EQ(again.kernels[0].name, k.name);
+  EXPECT_EQ(again.kernels[0].cases[0].name, swept->name);
+  EXPECT_EQ(again.kernels[0].cases[0].params, swept->params);
+  EXPECT_EQ(again.kernels[0].cases[0].tolerance.at("out").atol, 0.5) << "the sweep's tolerance is kept";
+  EXPECT_EQ(slurp(out + "/k.cu"), slurp(k.source));
+
+  const TensorFile x = read_tensor_file(out + "/inputs/x.hkt");
+  EXPECT_EQ(x.dtype, DType::bf16);
+  EXPECT_EQ(x.shape, (std::vector<int64_t>{9}));
+  const CasePlan plan = plan_case(k, *swept);
+  std::vector<double> v = generate(plan.tensors[0].init, 9, tensor_seed(42, k.name, swept->name, "x"));
+  for (double& e : v) e = round_to_dtype(DType::bf16, e);
+  EXPECT_EQ(unpack(DType::bf16, x.bytes), v) << "the inputs are the ones the worker built";
+  EXPECT_FALSE(fs::exists(out + "/inputs/out.hkt")) << "outputs are not inputs";
+
+  const std::string opts = slurp(out + "/compile_options.txt");
+  EXPECT_NE(opts.find("--gpu-architecture=sm_90\n"), std::string::npos) << opts;
+  EXPECT_NE(opts.find("-DT=bf16\n"), std::string::npos) << opts;
+  const std::string rerun = slurp(out + "/rerun.sh");
+  EXPECT_NE(rerun.find("--seed 42"), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find("'copy_kernel'"), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find("/opt/hkcheck"), std::string::npos) << rerun;
+  EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+TEST(Repro, WorkerOutputHoldsGotAndExpected) {
+  test::TempDir dir;
+  TensorPlan t;
+  t.name = "out";
+  t.dtype = DType::f16;
+  t.shape = {2};
+  t.numel = 2;
+  write_repro_output(dir.path(), t, pack(DType::f16, {1.5, 2}), {1.5, 2.25});
+  EXPECT_EQ(unpack(DType::f16, read_tensor_file(dir.path() + "/output/out.got.hkt").bytes), (std::vector<double>{1.5, 2}));
+  const TensorFile e = read_tensor_file(dir.path() + "/output/out.expected.hkt");
+  EXPECT_EQ(e.dtype, DType::f64);
+  EXPECT_EQ(unpack(DType::f64, e.bytes), (std::vector<double>{1.5, 2.25}));
+}
+
+}  // namespace
+}  // namespace hk
