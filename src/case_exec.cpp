@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "case_plan.h"
+#include "dequant_check.h"
 #include "file_util.h"
 #include "generator.h"
 #include "reference.h"
@@ -237,8 +238,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       const uint64_t p = buffers.alloc(t.bytes());
       std::vector<uint8_t> bytes;
       if (t.role == Role::out) {
-        bytes.resize(t.bytes());
-        for (int64_t i = 0; i < t.numel; ++i) write_poison(t.dtype, bytes.data() + static_cast<size_t>(i) * dtype_size(t.dtype));
+        bytes = poisoned_buffer(t.dtype, t.numel);
       } else {
         bytes = pack(t.dtype, ctx.tensors[t.name].data);
       }
@@ -289,6 +289,16 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
         return finish(r);
       }
       r.outputs.push_back(compare_output(t, got[i], expected));
+      if (t.dequant) {
+        try {
+          r.outputs.back().dequant = dequant_for(plan, i, got, ctx);
+        } catch (const std::exception& e) {
+          r.status = Status::ERROR;
+          r.message = e.what();
+          return finish(r);
+        }
+        r.outputs.back().pass &= r.outputs.back().dequant->pass;
+      }
       pass &= r.outputs.back().pass;
     }
     r.status = pass ? Status::PASS : Status::FAIL;
