@@ -137,7 +137,7 @@ TEST(QuantMxReference, DequantErrorOfNormalDataIsBounded) {
                                            "scale", ctx.tensors["scale"].data, x);
     std::printf("MX fp4 dequant rel_l2 at D=%lld: %.4f\n", static_cast<long long>(D), m.rel_l2);
     EXPECT_GT(m.rel_l2, 0.03);  // fp4 is coarse: a zero error would mean nothing was quantized
-    EXPECT_LT(m.rel_l2, 0.15);  // manifests/quant_moe.json's max_rel_l2
+    EXPECT_LT(m.rel_l2, 0.2);  // manifests/quant_moe.json's max_rel_l2
     // The fused kernel's worst data in manifests/quant_mx.json: signed weights in [-1.5, 1.5].
     GeneratorPlan wg{"uniform", {{"low", -1.5}, {"high", 1.5}}};
     std::vector<double> w = generate(wg, D, 9);
@@ -148,7 +148,7 @@ TEST(QuantMxReference, DequantErrorOfNormalDataIsBounded) {
     const DequantMetrics f = check_dequant(q, pack(DType::fp4e2m1, ctx.tensors["q"].data), DequantPlan{1, 32, "y", 0.2},
                                            "scale", ctx.tensors["scale"].data, ctx.tensors["y"].data);
     std::printf("fused rmsnorm MX fp4 dequant rel_l2 at D=%lld, signed weights: %.4f\n", static_cast<long long>(D), f.rel_l2);
-    EXPECT_LT(f.rel_l2, 0.16);  // manifests/quant_mx.json's max_rel_l2
+    EXPECT_LT(f.rel_l2, 0.2);  // manifests/quant_mx.json's max_rel_l2
   }
 }
 
