@@ -25,6 +25,7 @@ HK_REFERENCE(per_token_quant_fwd) {
 
 // fused_rmsnorm_fp8_quant_fwd: y = x * w / sqrt(mean(x^2) + eps), scale = max|y_row| / 448,
 // q = e4m3(y / scale) rounded to nearest even (saturating) via round_to("q").
+// y is also handed back as the tensor "y" for the manifest's dequantization check.
 HK_REFERENCE(fused_rmsnorm_fp8_quant_fwd) {
   auto x = ctx.matrix("x");
   const auto& wt = ctx.tensor("w").data;
@@ -32,6 +33,7 @@ HK_REFERENCE(fused_rmsnorm_fp8_quant_fwd) {
   auto q = ctx.matrix("q", x.rows(), x.cols());
   auto& scale = ctx.tensor("scale").data;
   const double eps = static_cast<float>(ctx.num("eps"));  // passed to the kernel as f32
+  hk::ref::RowMatrix normalized(x.rows(), x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     const double rstd = 1.0 / std::sqrt(x.row(r).squaredNorm() / static_cast<double>(x.cols()) + eps);
     const Eigen::RowVectorXd y = x.row(r).cwiseProduct(w) * rstd;
@@ -39,5 +41,8 @@ HK_REFERENCE(fused_rmsnorm_fp8_quant_fwd) {
     scale[r] = amax / 448.0;
     for (Eigen::Index c = 0; c < x.cols(); ++c)
       q(r, c) = scale[r] == 0.0 ? 0.0 : ctx.round_to("q", y(c) / scale[r]);
+    normalized.row(r) = y;
   }
+  ctx.tensors["y"] = hk::ref::Tensor{"y", "f64", ctx.tensor("x").shape,
+                                     std::vector<double>(normalized.data(), normalized.data() + normalized.size())};
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "case_plan.h"
+#include "dequant_check.h"
 #include "file_util.h"
 #include "generator.h"
 #include "guard.h"
@@ -258,8 +259,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       }
       ptrs.push_back(base + kGuardBytes);
       if (t.role == Role::out) {
-        initial[i].resize(t.bytes());
-        for (int64_t e = 0; e < t.numel; ++e) write_poison(t.dtype, initial[i].data() + static_cast<size_t>(e) * dtype_size(t.dtype));
+        initial[i] = poisoned_buffer(t.dtype, t.numel);
       } else {
         initial[i] = pack(t.dtype, ctx.tensors[t.name].data);
       }
@@ -338,6 +338,16 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
         return finish(r);
       }
       r.outputs.push_back(compare_output(t, got[i], expected));
+      if (t.dequant) {
+        try {
+          r.outputs.back().dequant = dequant_for(plan, i, got, ctx);
+        } catch (const std::exception& e) {
+          r.status = Status::ERROR;
+          r.message = e.what();
+          return finish(r);
+        }
+        r.outputs.back().pass &= r.outputs.back().dequant->pass;
+      }
       pass &= r.outputs.back().pass;
     }
     for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));

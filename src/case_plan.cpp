@@ -1,5 +1,6 @@
 #include "case_plan.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 
@@ -71,6 +72,31 @@ void eval_dims(const std::vector<std::string>& exprs, const Params& p, const std
   for (size_t i = 0; i < exprs.size(); ++i) out[i] = eval_int_at(exprs[i], p, fmt::format("{}/{}", path, i), 1);
 }
 
+// Resolves the scale tensor and checks that its size fits the output's blocks: one scale per
+// block of the last dim in every row, or a single scale for the whole tensor.
+DequantPlan plan_dequant(const DequantSpec& d, const CasePlan& plan, size_t self, const Params& p, const std::string& path) {
+  const TensorPlan& out = plan.tensors[self];
+  DequantPlan dp;
+  dp.against = d.against;
+  dp.max_rel_l2 = d.max_rel_l2;
+  for (size_t t = 0; t < plan.tensors.size(); ++t)
+    if (plan.tensors[t].name == d.scale && t != self) dp.scale = static_cast<int>(t);
+  if (dp.scale < 0) throw PlanError(path + "/scale", "'" + d.scale + "' is not another tensor of this kernel");
+  if (d.against == out.name) throw PlanError(path + "/against", "an output cannot be checked against itself");
+  for (const TensorPlan& t : plan.tensors)
+    if (t.name == d.against && t.role != Role::in)
+      throw PlanError(path + "/against", "'" + d.against + "' is an output; name an input or a tensor the reference adds");
+  const int64_t last = out.shape.empty() ? 1 : out.shape.back();
+  dp.block = d.block.empty() ? std::max<int64_t>(last, 1) : eval_int_at(d.block, p, path + "/block", 1);
+  const int64_t rows = last > 0 ? out.numel / last : 0;
+  const int64_t expected = rows * ((last + dp.block - 1) / dp.block);
+  const int64_t have = plan.tensors[static_cast<size_t>(dp.scale)].numel;
+  if (have != 1 && have != expected)
+    throw PlanError(path + "/scale", fmt::format("'{}' has {} elements; {} rows of {} in blocks of {} need {} (or 1 for a per-tensor scale)",
+                                                 d.scale, have, rows, last, dp.block, expected));
+  return dp;
+}
+
 }  // namespace
 
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
@@ -105,13 +131,20 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
         if (it->second.atol) spec.atol = it->second.atol;
         if (it->second.rtol) spec.rtol = it->second.rtol;
         if (it->second.ulps) spec.ulps = it->second.ulps;
+        if (it->second.max_mismatch_fraction) spec.max_mismatch_fraction = it->second.max_mismatch_fraction;
+        if (it->second.hard_ulps) spec.hard_ulps = it->second.hard_ulps;
       }
       if (spec.atol) t.tolerance.atol = *spec.atol;
       if (spec.rtol) t.tolerance.rtol = *spec.rtol;
       if (spec.ulps) t.tolerance.ulps = *spec.ulps;
+      if (spec.max_mismatch_fraction) t.tolerance.max_mismatch_fraction = *spec.max_mismatch_fraction;
+      if (spec.hard_ulps) t.tolerance.hard_ulps = *spec.hard_ulps;
     }
     plan.tensors.push_back(t);
   }
+  for (size_t i = 0; i < k.tensors.size(); ++i)
+    if (k.tensors[i].dequant)
+      plan.tensors[i].dequant = plan_dequant(*k.tensors[i].dequant, plan, i, p, fmt::format("{}/tensors/{}/dequant", k.json_path, i));
   for (const auto& [name, tol] : c.tolerance) {
     bool found = false;
     for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);

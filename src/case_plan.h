@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,8 @@ struct PlanError : std::runtime_error {
 
 struct Tolerance {
   double atol = 0, rtol = 0, ulps = 0;  // 0 switches a criterion off
+  double max_mismatch_fraction = 0;     // of elements allowed outside atol/rtol/ulps
+  double hard_ulps = 0;                 // with a fraction: no element beyond this (0: no cap)
 };
 // Per-dtype defaults (docs/manifest.md).
 Tolerance default_tolerance(DType t);
@@ -28,6 +31,13 @@ Tolerance default_tolerance(DType t);
 struct GeneratorPlan {
   std::string kind;
   std::map<std::string, double> fields;
+};
+
+struct DequantPlan {
+  int scale = -1;       // index into CasePlan::tensors
+  int64_t block = 0;    // elements of the last dim per scale
+  std::string against;  // an input tensor or one the reference adds
+  double max_rel_l2 = 0;
 };
 
 struct TensorPlan {
@@ -38,7 +48,8 @@ struct TensorPlan {
   Role role = Role::in;
   GeneratorPlan init;
   Tolerance tolerance;
-  size_t bytes() const { return static_cast<size_t>(numel) * dtype_size(dtype); }
+  std::optional<DequantPlan> dequant;
+  size_t bytes() const { return storage_bytes(dtype, numel); }
 };
 
 struct ArgPlan {

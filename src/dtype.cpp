@@ -21,11 +21,14 @@ constexpr Info kInfos[] = {
     {DType::bf16, "bf16", 2},       {DType::fp8e4m3, "fp8e4m3", 1}, {DType::fp8e5m2, "fp8e5m2", 1},
     {DType::i8, "i8", 1},           {DType::u8, "u8", 1},           {DType::i32, "i32", 4},
     {DType::i64, "i64", 8},         {DType::u32, "u32", 4},         {DType::u64, "u64", 8},
+    {DType::fp4e2m1, "fp4e2m1", 1}, {DType::e8m0, "e8m0", 1},
 };
 
 const HkFloatFormat* minifloat(DType t) {
-  static const HkFloatFormat f16 = HK_FMT_F16, bf16 = HK_FMT_BF16, e4m3 = HK_FMT_E4M3, e5m2 = HK_FMT_E5M2;
+  static const HkFloatFormat f16 = HK_FMT_F16, bf16 = HK_FMT_BF16, e4m3 = HK_FMT_E4M3, e5m2 = HK_FMT_E5M2,
+                             e2m1 = HK_FMT_E2M1;
   switch (t) {
+    case DType::fp4e2m1: return &e2m1;
     case DType::f16: return &f16;
     case DType::bf16: return &bf16;
     case DType::fp8e4m3: return &e4m3;
@@ -78,9 +81,20 @@ std::string dtype_list() {
 
 size_t dtype_size(DType t) { return kInfos[static_cast<int>(t)].size; }
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || minifloat(t) != nullptr; }
+bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::e8m0 || minifloat(t) != nullptr; }
+
+bool is_packed(DType t) { return t == DType::fp4e2m1; }
+
+size_t storage_bytes(DType t, int64_t numel) {
+  const size_t n = static_cast<size_t>(numel);
+  return is_packed(t) ? (n + 1) / 2 : n * dtype_size(t);
+}
 
 void encode(DType t, double v, void* dst) {
+  if (t == DType::e8m0) {
+    *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(hk_encode_e8m0<double>(v));
+    return;
+  }
   if (const HkFloatFormat* f = minifloat(t)) {
     const unsigned bits = hk_encode_float<double>(v, *f);
     if (dtype_size(t) == 2) {
@@ -106,6 +120,8 @@ void encode(DType t, double v, void* dst) {
 }
 
 double decode(DType t, const void* src) {
+  if (t == DType::e8m0) return hk_decode_e8m0<double>(*static_cast<const uint8_t*>(src));
+  if (t == DType::fp4e2m1) return hk_decode_float<double>(*static_cast<const uint8_t*>(src) & 0xFu, HK_FMT_E2M1);
   if (const HkFloatFormat* f = minifloat(t)) {
     unsigned bits = 0;
     if (dtype_size(t) == 2) {
@@ -130,6 +146,25 @@ double decode(DType t, const void* src) {
   }
 }
 
+double decode_element(DType t, const uint8_t* data, int64_t i) {
+  if (is_packed(t)) {
+    const uint8_t nibble = static_cast<uint8_t>(data[i / 2] >> (4 * (i % 2))) & 0xFu;
+    return decode(t, &nibble);
+  }
+  return decode(t, data + static_cast<size_t>(i) * dtype_size(t));
+}
+
+void encode_element(DType t, double v, uint8_t* data, int64_t i) {
+  if (is_packed(t)) {
+    uint8_t code = 0;
+    encode(t, v, &code);
+    const int shift = 4 * static_cast<int>(i % 2);
+    data[i / 2] = static_cast<uint8_t>((data[i / 2] & ~(0xFu << shift)) | (code << shift));
+    return;
+  }
+  encode(t, v, data + static_cast<size_t>(i) * dtype_size(t));
+}
+
 double round_to_dtype(DType t, double v) {
   uint8_t buf[8];
   encode(t, v, buf);
@@ -138,6 +173,7 @@ double round_to_dtype(DType t, double v) {
 
 double ulp_at(DType t, double v) {
   if (!is_float(t)) return 1.0;
+  if (t == DType::e8m0) return round_to_dtype(t, std::fabs(v));  // next scale up is twice this one
   int mbits, emin, emax;
   if (const HkFloatFormat* f = minifloat(t)) {
     mbits = f->mbits;
@@ -177,6 +213,8 @@ uint64_t poison_bits(DType t) {
     case DType::u8: return 0xA5u;
     case DType::i32: case DType::u32: return 0x7FA5A5A5u;
     case DType::i64: case DType::u64: return 0x7FA5A5A5A5A5A5A5ull;
+    case DType::fp4e2m1: return 0xF7u;  // no NaN: the pair (+6, -6), improbable side by side
+    case DType::e8m0: return 0xFFu;     // the only NaN
   }
   return 0;
 }
@@ -193,17 +231,27 @@ bool is_poison(DType t, const void* src) {
   return bits == poison_bits(t);
 }
 
-std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
+std::vector<uint8_t> poisoned_buffer(DType t, int64_t numel) {
   const size_t s = dtype_size(t);
-  std::vector<uint8_t> out(values.size() * s);
-  for (size_t i = 0; i < values.size(); ++i) encode(t, values[i], out.data() + i * s);
+  std::vector<uint8_t> out(storage_bytes(t, numel));
+  for (size_t off = 0; off < out.size(); off += s) write_poison(t, out.data() + off);
+  return out;
+}
+
+bool is_poison_element(DType t, const uint8_t* data, int64_t i) {
+  return is_poison(t, data + (is_packed(t) ? static_cast<size_t>(i / 2) : static_cast<size_t>(i) * dtype_size(t)));
+}
+
+std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
+  std::vector<uint8_t> out(storage_bytes(t, static_cast<int64_t>(values.size())));  // padding nibble 0
+  for (size_t i = 0; i < values.size(); ++i) encode_element(t, values[i], out.data(), static_cast<int64_t>(i));
   return out;
 }
 
 std::vector<double> unpack(DType t, const std::vector<uint8_t>& bytes) {
-  const size_t s = dtype_size(t);
-  std::vector<double> out(bytes.size() / s);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = decode(t, bytes.data() + i * s);
+  const int64_t n = static_cast<int64_t>(is_packed(t) ? bytes.size() * 2 : bytes.size() / dtype_size(t));
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = decode_element(t, bytes.data(), i);
   return out;
 }
 

@@ -95,7 +95,7 @@ Params read_params(const json& v, const std::string& path) {
 
 ToleranceSpec read_tolerance(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected an object with atol, rtol, ulps; got {}", kind_of(v)));
-  check_keys(v, path, {"atol", "rtol", "ulps"});
+  check_keys(v, path, {"atol", "rtol", "ulps", "max_mismatch_fraction", "hard_ulps"});
   ToleranceSpec t;
   auto get = [&](const char* key, std::optional<double>& out) {
     if (!v.contains(key)) return;
@@ -106,7 +106,24 @@ ToleranceSpec read_tolerance(const json& v, const std::string& path) {
   get("atol", t.atol);
   get("rtol", t.rtol);
   get("ulps", t.ulps);
+  get("max_mismatch_fraction", t.max_mismatch_fraction);
+  get("hard_ulps", t.hard_ulps);
+  if (t.max_mismatch_fraction && *t.max_mismatch_fraction > 1)
+    fail(path + "/max_mismatch_fraction", "expected a fraction between 0 and 1");
   return t;
+}
+
+DequantSpec read_dequant(const json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, fmt::format("expected an object with scale, block, against, max_rel_l2; got {}", kind_of(v)));
+  check_keys(v, path, {"scale", "block", "against", "max_rel_l2"});
+  DequantSpec d;
+  d.scale = need_string(v, "scale", path);
+  d.against = need_string(v, "against", path);
+  if (v.contains("block")) d.block = expr_text(v["block"], path + "/block");
+  const json& m = need(v, "max_rel_l2", path);
+  if (!m.is_number() || m.get<double>() <= 0) fail(path + "/max_rel_l2", "expected a number > 0");
+  d.max_rel_l2 = m.get<double>();
+  return d;
 }
 
 GeneratorSpec read_generator(const json& v, const std::string& path) {
@@ -134,7 +151,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
 
 TensorSpec read_tensor(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected a tensor object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance"});
+  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "dequant"});
   TensorSpec t;
   t.name = need_string(v, "name", path);
   t.dtype = need_string(v, "dtype", path);
@@ -151,6 +168,10 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
   if (v.contains("tolerance")) {
     if (t.role == Role::in) fail(path + "/tolerance", "an input tensor is not compared; tolerance applies to out/inout");
     t.tolerance = read_tolerance(v["tolerance"], path + "/tolerance");
+  }
+  if (v.contains("dequant")) {
+    if (t.role == Role::in) fail(path + "/dequant", "an input tensor is not compared; dequant applies to out/inout");
+    t.dequant = read_dequant(v["dequant"], path + "/dequant");
   }
   return t;
 }

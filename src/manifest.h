@@ -19,6 +19,18 @@ const char* role_name(Role r);
 // Fields left unset take the output dtype's default (see default_tolerance in case_plan.h).
 struct ToleranceSpec {
   std::optional<double> atol, rtol, ulps;
+  // Quantized outputs: the fraction of elements allowed outside atol/rtol/ulps, and a hard cap
+  // in ulps that no element may pass even then (docs/manifest.md, "Quantized outputs").
+  std::optional<double> max_mismatch_fraction, hard_ulps;
+};
+
+// Dequantization check of a quantized output: dequant = out * scale[block of the element],
+// compared with a tensor in relative L2 (docs/manifest.md).
+struct DequantSpec {
+  std::string scale;    // a tensor of the kernel (input or output)
+  std::string block;    // expression: consecutive elements of the last dim sharing a scale; "" = whole row
+  std::string against;  // an input tensor, or a tensor the reference adds to its context
+  double max_rel_l2 = 0;
 };
 
 struct GeneratorSpec {
@@ -33,6 +45,7 @@ struct TensorSpec {
   Role role = Role::in;
   std::optional<GeneratorSpec> init;
   ToleranceSpec tolerance;
+  std::optional<DequantSpec> dequant;
 };
 
 struct ArgSpec {

@@ -17,6 +17,15 @@ struct ElementDiff {
   double got = 0, expected = 0;
 };
 
+// The dequantization check of a quantized output (docs/results.md).
+struct DequantMetrics {
+  std::string scale, against;
+  int64_t block = 0;
+  double rel_l2 = 0;      // ||out * scale - against|| / ||against||
+  double max_rel_l2 = 0;
+  bool pass = true;
+};
+
 struct OutputMetrics {
   std::string name;
   std::string dtype;
@@ -32,6 +41,8 @@ struct OutputMetrics {
   double mismatch_fraction = 0;
   int64_t unwritten = 0;       // still holding the poison pattern
   int64_t nonfinite = 0;       // NaN or Inf where the reference is finite (unwritten excluded)
+  int64_t beyond_hard_ulps = 0;  // elements off by more than tolerance.hard_ulps (when set)
+  std::optional<DequantMetrics> dequant;
   std::optional<ElementDiff> first_mismatch;
   std::optional<ElementDiff> worst;  // where max_abs_diff occurs
   std::optional<MismatchWindow> window;  // around first_mismatch
@@ -40,6 +51,8 @@ struct OutputMetrics {
 };
 
 // got: the kernel's output in the device's byte layout; ref: the reference in double.
+// With tolerance.max_mismatch_fraction set, the output passes when at most that fraction of
+// elements is outside atol/rtol/ulps, none is beyond hard_ulps, unwritten or NaN/Inf.
 OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& got, const std::vector<double>& ref);
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape);

@@ -53,6 +53,8 @@ std::string summary_note(const CaseResult& r) {
       s += fmt::format("{}{}: {} of {} outside tolerance", s.empty() ? "" : "; ", o.name, o.mismatches, o.numel);
       if (o.unwritten) s += fmt::format(", {} unwritten", o.unwritten);
       if (o.nonfinite) s += fmt::format(", {} NaN/Inf", o.nonfinite);
+      if (o.beyond_hard_ulps) s += fmt::format(", {} beyond {:g} ulps", o.beyond_hard_ulps, o.tolerance.hard_ulps);
+      if (o.dequant && !o.dequant->pass) s += fmt::format(", dequant rel L2 {:.3g} > {:g}", o.dequant->rel_l2, o.dequant->max_rel_l2);
     }
     for (const auto& g : r.guards)
       s += fmt::format("{}{}: {} byte(s) written {} the buffer", s.empty() ? "" : "; ", g.tensor, g.bytes, g.side == "before" ? "before" : "after");
@@ -163,6 +165,15 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
           o.name, o.dtype, index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
           o.mismatches, o.numel, 100.0 * o.mismatch_fraction, o.unwritten, o.nonfinite, o.tolerance.atol, o.tolerance.rtol,
           o.tolerance.ulps);
+      if (o.tolerance.max_mismatch_fraction > 0)
+        md += fmt::format("  - allowance: up to {:g}% of elements outside tolerance{}\n", 100.0 * o.tolerance.max_mismatch_fraction,
+                          o.tolerance.hard_ulps > 0
+                              ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
+                              : std::string());
+      if (o.dequant)
+        md += fmt::format("  - dequant: ||{} * {} - {}|| / ||{}|| = {:.4g} (max {:g}, blocks of {}): {}\n", o.name,
+                          o.dequant->scale, o.dequant->against, o.dequant->against, o.dequant->rel_l2, o.dequant->max_rel_l2,
+                          o.dequant->block, o.dequant->pass ? "ok" : "FAIL");
       if (o.first_mismatch)
         md += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
                           o.first_mismatch->got, o.first_mismatch->expected);

@@ -48,6 +48,31 @@ json params_json(const Params& p) {
   }
   return j;
 }
+
+// Quantized outputs: the mismatch allowance and the dequantization check (docs/results.md).
+json tolerance_json(const Tolerance& t) {
+  return {{"atol", t.atol}, {"rtol", t.rtol}, {"ulps", t.ulps}, {"max_mismatch_fraction", t.max_mismatch_fraction}, {"hard_ulps", t.hard_ulps}};
+}
+void add_quantized_fields(json& j, const OutputMetrics& m) {
+  j["beyond_hard_ulps"] = m.beyond_hard_ulps;
+  if (!m.dequant) {
+    j["dequant"] = nullptr;
+    return;
+  }
+  const DequantMetrics& d = *m.dequant;
+  j["dequant"] = {{"scale", d.scale}, {"against", d.against}, {"block", d.block},
+                  {"rel_l2", number(d.rel_l2)}, {"max_rel_l2", d.max_rel_l2}, {"pass", d.pass}};
+}
+void read_quantized_fields(const json& j, OutputMetrics& m) {  // absent in older results
+  const json& t = j.at("tolerance");
+  m.tolerance.max_mismatch_fraction = t.value("max_mismatch_fraction", 0.0);
+  m.tolerance.hard_ulps = t.value("hard_ulps", 0.0);
+  m.beyond_hard_ulps = j.value("beyond_hard_ulps", int64_t{0});
+  if (j.contains("dequant") && !j["dequant"].is_null()) {
+    const json& d = j["dequant"];
+    m.dequant = DequantMetrics{d.at("scale"), d.at("against"), d.at("block"), read_number(d.at("rel_l2")), d.at("max_rel_l2"), d.at("pass")};
+  }
+}
 }  // namespace
 
 const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
@@ -65,7 +90,7 @@ void to_json(json& j, const OutputMetrics& m) {
        {"dtype", m.dtype},
        {"shape", m.shape},
        {"numel", m.numel},
-       {"tolerance", {{"atol", m.tolerance.atol}, {"rtol", m.tolerance.rtol}, {"ulps", m.tolerance.ulps}}},
+       {"tolerance", tolerance_json(m.tolerance)},
        {"max_abs_diff", number(m.max_abs_diff)},
        {"max_rel_diff", number(m.max_rel_diff)},
        {"rel_l2", number(m.rel_l2)},
@@ -89,6 +114,7 @@ void to_json(json& j, const OutputMetrics& m) {
   j["slices"] = json::array();
   for (const SliceSummary& s : m.slices)
     j["slices"].push_back({{"dim", s.dim}, {"size", s.size}, {"wrong_count", s.wrong_count}, {"wrong", s.wrong}, {"right", s.right}});
+  add_quantized_fields(j, m);
 }
 
 void from_json(const json& j, OutputMetrics& m) {
@@ -98,6 +124,7 @@ void from_json(const json& j, OutputMetrics& m) {
   m.numel = j.at("numel");
   const json& t = j.at("tolerance");
   m.tolerance = {t.at("atol"), t.at("rtol"), t.at("ulps")};
+  read_quantized_fields(j, m);
   m.max_abs_diff = read_number(j.at("max_abs_diff"));
   m.max_rel_diff = read_number(j.at("max_rel_diff"));
   m.rel_l2 = read_number(j.at("rel_l2"));

@@ -1,5 +1,5 @@
 // Exact round-to-nearest-even conversions between binary floating formats of up to 16 bits
-// (f16, bf16, fp8 e4m3/e5m2) and float/double. This one file is compiled both into the host
+// (f16, bf16, fp8 e4m3/e5m2, fp4 e2m1) and float/double, and the OCP MX e8m0 scale format. This one file is compiled both into the host
 // (dtype.cpp) and into every kernel (the device prelude), so host and device round alike.
 #pragma once
 #ifndef HK_HD
@@ -14,13 +14,16 @@ struct HkFloatFormat {
   bool saturate;      // overflow gives the largest finite value instead of Inf/NaN
   unsigned nan_bits;  // the canonical NaN pattern (positive)
   double max_finite;  // largest finite magnitude
+  bool no_nan;        // no NaN pattern at all (fp4 e2m1): NaN encodes as +max
 };
 
 // f16 (IEEE binary16), bf16, OCP fp8 e4m3 (no Inf, saturating) and e5m2 (IEEE-like).
-#define HK_FMT_F16 HkFloatFormat{5, 10, 15, true, false, 0x7E00u, 65504.0}
-#define HK_FMT_BF16 HkFloatFormat{8, 7, 127, true, false, 0x7FC0u, 3.3895313892515355e38}
-#define HK_FMT_E4M3 HkFloatFormat{4, 3, 7, false, true, 0x7Fu, 448.0}
-#define HK_FMT_E5M2 HkFloatFormat{5, 2, 15, true, false, 0x7Eu, 57344.0}
+#define HK_FMT_F16 HkFloatFormat{5, 10, 15, true, false, 0x7E00u, 65504.0, false}
+#define HK_FMT_BF16 HkFloatFormat{8, 7, 127, true, false, 0x7FC0u, 3.3895313892515355e38, false}
+#define HK_FMT_E4M3 HkFloatFormat{4, 3, 7, false, true, 0x7Fu, 448.0, false}
+#define HK_FMT_E5M2 HkFloatFormat{5, 2, 15, true, false, 0x7Eu, 57344.0, false}
+// OCP MX fp4 e2m1: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}, no Inf or NaN, saturating. One 4-bit code.
+#define HK_FMT_E2M1 HkFloatFormat{2, 1, 1, false, true, 0u, 6.0, true}
 
 HK_HD inline float hk_rint(float x) { return rintf(x); }
 HK_HD inline double hk_rint(double x) { return rint(x); }
@@ -34,13 +37,13 @@ template <typename F>
 HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
   const unsigned sign = (x < F(0) || (x == F(0) && F(1) / x < F(0))) ? 1u : 0u;
   const unsigned sign_bits = sign << (f.ebits + f.mbits);
-  if (x != x) return f.nan_bits | sign_bits;
-  F a = sign ? -x : x;
   const unsigned exp_all_ones = (1u << f.ebits) - 1u;
   const unsigned inf_bits = exp_all_ones << f.mbits;
   const unsigned all_ones = (1u << (f.ebits + f.mbits)) - 1u;
   // The largest finite pattern: below Inf, or below an all-ones NaN, or all ones.
-  const unsigned max_bits = f.has_inf ? inf_bits - 1u : (f.nan_bits == all_ones ? all_ones - 1u : all_ones);
+  const unsigned max_bits = f.has_inf ? inf_bits - 1u : (!f.no_nan && f.nan_bits == all_ones ? all_ones - 1u : all_ones);
+  if (x != x) return f.no_nan ? max_bits : (f.nan_bits | sign_bits);
+  F a = sign ? -x : x;
   if (a > F(f.max_finite) * F(2)) {  // also catches Inf
     if (f.saturate) return max_bits | sign_bits;
     return (f.has_inf ? inf_bits : f.nan_bits) | sign_bits;
@@ -78,7 +81,7 @@ HK_HD inline F hk_decode_float(unsigned bits, HkFloatFormat f) {
   F v;
   if (f.has_inf && expf_ == exp_all_ones) {
     v = mant ? inf - inf : inf;
-  } else if (!f.has_inf && (bits & ((1u << (f.ebits + f.mbits)) - 1u)) == f.nan_bits) {
+  } else if (!f.has_inf && !f.no_nan && (bits & ((1u << (f.ebits + f.mbits)) - 1u)) == f.nan_bits) {
     v = inf - inf;
   } else if (expf_ == 0) {
     v = hk_ldexp(F(mant), 1 - f.bias - f.mbits);
@@ -86,4 +89,31 @@ HK_HD inline F hk_decode_float(unsigned bits, HkFloatFormat f) {
     v = hk_ldexp(F(mant | (1u << f.mbits)), (int)expf_ - f.bias - f.mbits);
   }
   return neg ? -v : v;
+}
+
+// OCP MX e8m0 scale: an 8-bit biased exponent, value 2^(bits - 127); 0xFF is NaN; no sign, no
+// zero. A value that is not a power of two rounds toward zero (2^floor(log2 x)), as the MX
+// scale rule floor(log2(amax)) does. Below 2^-127 (0 included) clamps to 2^-127 (0x00); above
+// 2^127 (Inf included) saturates to 2^127 (0xFE); NaN and negative values give 0xFF.
+template <typename F>
+HK_HD inline unsigned hk_encode_e8m0(F x) {
+  if (x != x || x < F(0)) return 0xFFu;
+  if (x == F(0)) return 0u;
+  if (x - x != F(0)) return 0xFEu;  // Inf
+  int e = 0;
+  hk_frexp(x, &e);
+  e -= 1;                           // x = m * 2^e with m in [1, 2)
+  if (e < -127) return 0u;
+  if (e > 127) return 0xFEu;
+  return (unsigned)(e + 127);
+}
+
+template <typename F>
+HK_HD inline F hk_decode_e8m0(unsigned bits) {
+  bits &= 0xFFu;
+  if (bits == 0xFFu) {
+    const F inf = hk_ldexp(F(1), 1 << 14);
+    return inf - inf;
+  }
+  return hk_ldexp(F(1), (int)bits - 127);
 }

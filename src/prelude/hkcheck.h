@@ -53,6 +53,10 @@ struct f16 { u16 bits; };
 struct bf16 { u16 bits; };
 struct fp8e4m3 { u8 bits; };
 struct fp8e5m2 { u8 bits; };
+// OCP MX: fp4 e2m1 packed two per byte (element 2i in the low nibble, 2i+1 in the high one), so
+// a tensor of N fp4 elements is ceil(N/2) of these; e8m0 is a shared scale 2^(bits - 127).
+struct fp4e2m1x2 { u8 bits; };
+struct e8m0 { u8 bits; };
 
 namespace hk {
 
@@ -83,6 +87,36 @@ template <> HK_DEVICE f16 from_f32<f16>(float v) { f16 r; r.bits = (u16)hk_encod
 template <> HK_DEVICE fp8e4m3 from_f32<fp8e4m3>(float v) { fp8e4m3 r; r.bits = (u8)hk_encode_float(v, HK_FMT_E4M3); return r; }
 template <> HK_DEVICE fp8e5m2 from_f32<fp8e5m2>(float v) { fp8e5m2 r; r.bits = (u8)hk_encode_float(v, HK_FMT_E5M2); return r; }
 template <> HK_DEVICE i32 from_f32<i32>(float v) { return (i32)rintf(v); }
+// e8m0 rounds toward zero to a power of two (0 and tiny -> 2^-127, huge/Inf -> 2^127, NaN and
+// negative -> 0xFF NaN); see hk_encode_e8m0.
+template <> HK_DEVICE e8m0 from_f32<e8m0>(float v) { e8m0 r; r.bits = (u8)hk_encode_e8m0(v); return r; }
+HK_DEVICE float to_f32(e8m0 x) { return hk_decode_e8m0<float>(x.bits); }
+
+// fp4 e2m1 codes (4 bits): RNE, saturating to +-6, NaN -> +6.
+HK_DEVICE u8 fp4_encode(float v) { return (u8)hk_encode_float(v, HK_FMT_E2M1); }
+HK_DEVICE float fp4_decode(u8 code) { return hk_decode_float<float>(code & 0xFu, HK_FMT_E2M1); }
+HK_DEVICE fp4e2m1x2 pack_fp4x2(float lo, float hi) {
+  fp4e2m1x2 r;
+  r.bits = (u8)(fp4_encode(lo) | (fp4_encode(hi) << 4));
+  return r;
+}
+HK_DEVICE float fp4_lo(fp4e2m1x2 p) { return fp4_decode(p.bits); }
+HK_DEVICE float fp4_hi(fp4e2m1x2 p) { return fp4_decode((u8)(p.bits >> 4)); }
+
+// OCP MX shared scale of a block whose largest magnitude is amax: 2^(floor(log2 amax) - 2)
+// (2 is emax of fp4 e2m1), clamped to e8m0's range; amax 0 gives the smallest scale 2^-127,
+// a NaN amax the NaN scale. Values are then fp4(x / scale), exact division by a power of two.
+HK_DEVICE e8m0 mx_scale_fp4(float amax) {
+  e8m0 r;
+  if (amax != amax) { r.bits = 0xFFu; return r; }
+  if (amax == 0.f) { r.bits = 0; return r; }
+  if (amax - amax != 0.f) { r.bits = 0xFEu; return r; }  // Inf
+  int e = 0;
+  frexpf(amax, &e);
+  int biased = (e - 1) - 2 + 127;
+  r.bits = (u8)(biased < 0 ? 0 : (biased > 254 ? 254 : biased));
+  return r;
+}
 
 template <typename T> HK_DEVICE T ceil_div(T a, T b) { return (a + b - 1) / b; }
 HK_DEVICE int lane_id() { return (int)(threadIdx.x % HK_WARP_SIZE); }
