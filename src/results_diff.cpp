@@ -13,6 +13,9 @@ std::string verdict(const json& c) {
   std::string v = c.at("status").get<std::string>();
   const std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
   if (!reason.empty()) v += " (" + reason + ")";
+  // An XFAIL is compared by what went wrong underneath: a CRASH on one device and a TIMEOUT on
+  // another are different verdicts even if both were expected.
+  if (c.contains("actual_status") && c["actual_status"].is_string()) v += " [" + c["actual_status"].get<std::string>() + "]";
   return v;
 }
 

@@ -38,6 +38,16 @@ TEST(ResultsDiff, CasesNotRunInBothAreListedNotCompared) {
   EXPECT_EQ(d.missing.size(), 3u);
 }
 
+TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
+  json crash = c("k", "1", "XFAIL"), timeout = c("k", "1", "XFAIL");
+  crash["actual_status"] = "CRASH";
+  timeout["actual_status"] = "TIMEOUT";
+  const ResultsDiff d = diff_results(run_of({crash}), run_of({timeout}));
+  ASSERT_EQ(d.changed.size(), 1u);
+  EXPECT_EQ(d.changed[0].before, "XFAIL [CRASH]");
+  EXPECT_TRUE(diff_results(run_of({crash}), run_of({crash})).changed.empty());
+}
+
 TEST(ResultsDiff, NotAResultsDocumentIsAnError) { EXPECT_THROW(diff_results(json::object(), run_of({})), std::runtime_error); }
 
 }  // namespace
