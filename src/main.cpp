@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
   app.add_option("--resume", resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
       ->check(CLI::ExistingDirectory);
-  app.add_flag("--sanitize", sanitize, "Run FAIL and CRASH cases again under compute-sanitizer (memcheck, racecheck; CUDA only)");
+  app.add_flag("--sanitize", sanitize, "Run FAIL, CRASH and FLAKY cases (XFAIL ones too) again under compute-sanitizer (memcheck, racecheck; CUDA only)");
   app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
   app.add_flag("--version", version, "Print the version and exit");
   std::vector<std::string> diff_files;
@@ -376,7 +376,8 @@ int main(int argc, char** argv) {
         results.push_back(std::move(r));
         continue;
       }
-      if (!status_ok(r.status) && !no_repro) {
+      // An expected failure (XFAIL) still failed underneath: it gets its repro like any other.
+      if (!status_ok(r.actual_status.value_or(r.status)) && !no_repro) {
         try {
           write_repro(repro_abs, *k, c, repro);
           r.repro = repro_rel;
@@ -404,7 +405,8 @@ int main(int argc, char** argv) {
       run.sanitizer = {{"ran", true}, {"tool_path", *tool}};
       for (size_t i = 0; i < results.size() && !interrupt_signal(); ++i) {
         CaseResult& r = results[i];
-        if (r.status != Status::FAIL && r.status != Status::CRASH) continue;
+        const Status underneath = r.actual_status.value_or(r.status);  // XFAIL cases are looked at too
+        if (underneath != Status::FAIL && underneath != Status::CRASH && underneath != Status::FLAKY) continue;
         fmt::print(stderr, "hkcheck: --sanitize: {} / {}\n", r.kernel, r.case_name);
         const std::string log_dir = fs::absolute(fs::path(out_dir) / repro_subdir(r.kernel, r.case_name) / "sanitizer").string();
         r.sanitizer = sanitize_case(runner.options(), *tool, *origin[i].first, *origin[i].second, log_dir);
