@@ -216,7 +216,10 @@ int main(int argc, char** argv) {
       if (!take_from_journal(app, "--seed", h, "seed", seed, journal_path) ||
           !take_from_journal(app, "--manifests", manifests_header, "manifests", manifest_dir, journal_path) ||
           !take_from_journal(app, "--backend", header_backend, "backend", backend, journal_path) ||
-          !take_from_journal(app, "--device", h, "device_index", device, journal_path))
+          !take_from_journal(app, "--device", h, "device_index", device, journal_path) ||
+          (h.contains("host_profile") && !take_from_journal(app, "--host-profile", h, "host_profile", host.profile, journal_path)) ||
+          (h.contains("repeat") && !take_from_journal(app, "--repeat", h, "repeat", repeat, journal_path)) ||
+          (h.contains("tier") && !take_from_journal(app, "--tier", h, "tier", tier, journal_path)))
         return kExitUsage;
       if ((!patterns.empty() || all) && patterns != h.at("kernels").get<std::vector<std::string>>()) {
         fmt::print(stderr, "hkcheck: {}: the run being resumed selected {}, not {}; resume with the same selection or start a new run\n",
@@ -328,7 +331,10 @@ int main(int argc, char** argv) {
                                    {"device_index", device},
                                    {"kernels", patterns},
                                    {"manifests", fs::absolute(manifest_dir).lexically_normal().string()},
-                                   {"timeout", timeout}};
+                                   {"timeout", timeout},
+                                   {"host_profile", host.profile},
+                                   {"repeat", repeat},
+                                   {"tier", tier}};
     journal = std::make_unique<JournalWriter>(out_dir + "/" + kJournalName, header, !resume_dir.empty());
   } catch (const JournalError& e) {
     fmt::print(stderr, "hkcheck: {}\n", e.what());
