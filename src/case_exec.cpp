@@ -75,14 +75,6 @@ bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
   return false;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read kernel source " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 uint64_t fnv1a(const std::string& s, uint64_t h = 0xCBF29CE484222325ull) {
   for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
   return h;
@@ -207,7 +199,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
   for (const auto& [name, value] : plan.defines) options.push_back("-D" + name + "=" + value);
   std::string source;
   try {
-    source = read_text(k.source);
+    source = read_file(k.source, "kernel source");
   } catch (const std::exception& e) {
     r.status = Status::ERROR;
     r.message = e.what();

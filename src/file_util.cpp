@@ -1,5 +1,9 @@
 #include "file_util.h"
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +34,14 @@ bool write_file_atomic(const std::string& path, const std::string& content, std:
   if (::fsync(fd) != 0 || ::close(fd) != 0) return fail("cannot flush");
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename");
   return true;
+}
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + what + " " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace hk

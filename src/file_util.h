@@ -9,4 +9,7 @@ namespace hk {
 // (or a crash midway) never sees a half-written file. Returns false and sets *err on failure.
 bool write_file_atomic(const std::string& path, const std::string& content, std::string* err);
 
+// The whole file; throws std::runtime_error naming what (e.g. "kernel source") and the path.
+std::string read_file(const std::string& path, const std::string& what = "file");
+
 }  // namespace hk

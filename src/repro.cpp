@@ -24,14 +24,6 @@ using nlohmann::json;
 constexpr size_t kMaxTensorBytes = size_t{256} << 20;
 constexpr char kMagic[8] = {'H', 'K', 'T', 'E', 'N', 'S', 'R', '1'};
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void write_text(const std::string& path, const std::string& text) {
   std::string err;
   if (!write_file_atomic(path, text, &err)) throw std::runtime_error(err);
@@ -97,7 +89,7 @@ void write_tensor_file(const std::string& path, const TensorFile& t) {
 }
 
 TensorFile read_tensor_file(const std::string& path) {
-  const std::string data = slurp(path);
+  const std::string data = read_file(path);
   if (data.size() < 12 || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
     throw std::runtime_error(path + ": not an hkcheck tensor file (no HKTENSR1 magic)");
   uint32_t n = 0;
@@ -137,9 +129,9 @@ std::string repro_subdir(const std::string& kernel, const std::string& case_name
 void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c, const ReproSettings& s) {
   fs::create_directories(dir + "/inputs");
   const std::string source_name = fs::path(k.source).filename().string();
-  write_text(dir + "/" + source_name, slurp(k.source));
+  write_text(dir + "/" + source_name, read_file(k.source));
 
-  json manifest = json::parse(slurp(k.manifest));
+  json manifest = json::parse(read_file(k.manifest));
   json entry = manifest.at(json::json_pointer(k.json_path));
   entry["source"] = source_name;
   entry["cases"] = json::array({one_case(entry.value("cases", json::array()), c)});

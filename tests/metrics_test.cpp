@@ -3,20 +3,12 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
+#include "output_plan.h"
+
 namespace hk {
 namespace {
 
-TensorPlan out_tensor(DType t, std::vector<int64_t> shape, Tolerance tol) {
-  TensorPlan p;
-  p.name = "out";
-  p.dtype = t;
-  p.shape = shape;
-  p.numel = 1;
-  for (auto d : shape) p.numel *= d;
-  p.role = Role::out;
-  p.tolerance = tol;
-  return p;
-}
+using test::out_tensor;
 
 TEST(Metrics, ExactMatchPasses) {
   const auto t = out_tensor(DType::f32, {4}, {0, 0, 0});

@@ -2,6 +2,8 @@
 // dequantization check, their manifest validation and their place in the results JSON.
 #include <cmath>
 #include <gtest/gtest.h>
+
+#include "output_plan.h"
 #include <nlohmann/json.hpp>
 
 #include "case_plan.h"
@@ -16,17 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-TensorPlan out_tensor(DType t, std::vector<int64_t> shape, Tolerance tol) {
-  TensorPlan p;
-  p.name = "q";
-  p.dtype = t;
-  p.shape = shape;
-  p.numel = 1;
-  for (auto d : shape) p.numel *= d;
-  p.role = Role::out;
-  p.tolerance = tol;
-  return p;
-}
+TensorPlan out_tensor(DType t, std::vector<int64_t> shape, Tolerance tol) { return test::out_tensor(t, shape, tol, "q"); }
 
 Tolerance allowance(double ulps, double fraction, double hard) {
   Tolerance t;
