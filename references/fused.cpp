@@ -1,5 +1,6 @@
 // CPU references for the fused element-wise / layout kernels (kernels/fused/).
 #include "reference.h"
+#include "rope_angles.h"
 
 #include <cmath>
 
@@ -45,13 +46,9 @@ HK_REFERENCE(fused_qkv_split_qk_rope) {
   auto q = ctx.matrix("q", tokens * Hq, D);
   auto k = ctx.matrix("k", tokens * Hk, D);
   auto v = ctx.matrix("v", tokens, Hk * D);
-  std::vector<double> cs(half), sn(half);
+  std::vector<double> cs, sn;
   for (int64_t t = 0; t < tokens; ++t) {
-    for (int64_t i = 0; i < half; ++i) {
-      const double angle = pos[t] * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
-      cs[i] = std::cos(angle);
-      sn[i] = std::sin(angle);
-    }
+    hk::ref::rope_cos_sin(pos[t], theta, D, cs, sn);
     for (int64_t h = 0; h < Hq + Hk; ++h) {
       auto out = h < Hq ? q.row(t * Hq + h) : k.row(t * Hk + (h - Hq));
       for (int64_t i = 0; i < half; ++i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reference.h"
+#include "rope_angles.h"
 
 namespace {
 
@@ -18,13 +19,9 @@ void rope(hk::ref::Context& ctx, bool neox) {
   const int64_t half = D / 2;
   const auto& pos = ctx.tensor("positions").data;
   const int64_t tokens = static_cast<int64_t>(pos.size());
-  std::vector<double> cs(half), sn(half);
+  std::vector<double> cs, sn;
   for (int64_t t = 0; t < tokens; ++t) {
-    for (int64_t i = 0; i < half; ++i) {
-      const double angle = pos[t] * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
-      cs[i] = std::cos(angle);
-      sn[i] = std::sin(angle);
-    }
+    hk::ref::rope_cos_sin(pos[t], theta, D, cs, sn);
     for (const auto& [in_name, out_name, H] : {std::tuple{"q", "q_out", Hq}, std::tuple{"k", "k_out", Hk}}) {
       auto x = ctx.matrix(in_name, tokens * H, D);  // row t * H + h is head h of token t
       auto out = ctx.matrix(out_name, tokens * H, D);

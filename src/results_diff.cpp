@@ -8,10 +8,14 @@ namespace {
 
 using nlohmann::json;
 
+std::string reason_of(const json& c) {
+  return c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+}
+
 // A verdict as compared: the status, and for skips their reason (a HW_LIMIT is not a TIER skip).
 std::string verdict(const json& c) {
   std::string v = c.at("status").get<std::string>();
-  const std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+  const std::string reason = reason_of(c);
   if (!reason.empty()) v += " (" + reason + ")";
   // An XFAIL is compared by what went wrong underneath: a CRASH on one device and a TIMEOUT on
   // another are different verdicts even if both were expected.
@@ -21,7 +25,7 @@ std::string verdict(const json& c) {
 
 // Cases a run did not try: no device, or outside the tier it ran.
 bool not_run(const json& c) {
-  const std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+  const std::string reason = reason_of(c);
   return c.at("status") == "SKIP" && (reason == "NO_DEVICE" || reason == "TIER");
 }
 

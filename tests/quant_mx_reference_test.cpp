@@ -5,6 +5,7 @@
 #include "dequant_check.h"
 #include "dtype.h"
 #include "generator.h"
+#include "output_plan.h"
 #include "reference.h"
 
 namespace hk {
@@ -128,11 +129,7 @@ TEST(QuantMxReference, DequantErrorOfNormalDataIsBounded) {
     ctx.tensors["q"] = tensor("q", "fp4e2m1", {16, D});
     ctx.tensors["scale"] = tensor("scale", "e8m0", {16, (D + 31) / 32});
     run("downcast_to_mxfp", ctx);
-    TensorPlan q;
-    q.name = "q";
-    q.dtype = DType::fp4e2m1;
-    q.shape = {16, D};
-    q.numel = 16 * D;
+    const TensorPlan q = test::out_tensor(DType::fp4e2m1, {16, D}, {}, "q");
     const DequantMetrics m = check_dequant(q, pack(DType::fp4e2m1, ctx.tensors["q"].data), DequantPlan{1, 32, "x", 0.2},
                                            "scale", ctx.tensors["scale"].data, x);
     std::printf("MX fp4 dequant rel_l2 at D=%lld: %.4f\n", static_cast<long long>(D), m.rel_l2);
@@ -172,11 +169,7 @@ TEST(QuantReference, DequantErrorsFitTheManifestLimits) {
     ctx.tensors["scale"] = tensor("scale", "f32", {8});
     ctx.tensors["q"] = tensor("q", "i8", {8, D});
     run("per_token_quant_fwd", ctx);
-    TensorPlan q;
-    q.name = "q";
-    q.shape = {8, D};
-    q.numel = 8 * D;
-    q.dtype = DType::i8;
+    TensorPlan q = test::out_tensor(DType::i8, {8, D}, {}, "q");
     const DequantMetrics i8 = check_dequant(q, pack(DType::i8, ctx.tensors["q"].data), DequantPlan{1, D, "x", 0.015},
                                             "scale", ctx.tensors["scale"].data, x);
     ctx.tensors["q"] = tensor("q", "fp8e4m3", {8, D});
