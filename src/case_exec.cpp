@@ -144,11 +144,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
                         CompileCache& cache, bool* sticky_fault) {
   const auto t_start = Clock::now();
   *sticky_fault = false;
-  CaseResult r;
-  r.kernel = k.name;
-  r.case_name = c.name;
-  r.manifest = k.manifest;
-  r.params = c.params;
+  CaseResult r = blank_result(k, c);
   auto finish = [&](CaseResult res) {
     res.timings.wall_ms = ms_since(t_start);
     return res;

@@ -88,13 +88,6 @@ int diff_command(const std::string& a, const std::string& b) {
   return d.changed.empty() ? kExitOk : kExitFailed;
 }
 
-CaseResult blank_result(const KernelSpec& k, const CaseSpec& c, Status st) {
-  CaseResult r;
-  r.kernel = k.name, r.case_name = c.name, r.manifest = k.manifest, r.params = c.params;
-  r.status = st;
-  return r;
-}
-
 // --resume: settings not given on the command line come from the journal's header; one given
 // that differs from it is refused, since the finished cases were run with the header's.
 template <class T>

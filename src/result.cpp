@@ -227,4 +227,14 @@ void from_json(const json& j, CaseResult& r) {
     r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
 }
 
+CaseResult blank_result(const KernelSpec& k, const CaseSpec& c, Status st) {
+  CaseResult r;
+  r.kernel = k.name;
+  r.case_name = c.name;
+  r.manifest = k.manifest;
+  r.params = c.params;
+  r.status = st;
+  return r;
+}
+
 }  // namespace hk

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "expected_verdict.h"
+#include "manifest.h"
 #include "metrics.h"
 #include "params.h"
 
@@ -70,5 +71,8 @@ void to_json(nlohmann::json& j, const CaseResult& r);
 void from_json(const nlohmann::json& j, CaseResult& r);
 void to_json(nlohmann::json& j, const OutputMetrics& m);
 void from_json(const nlohmann::json& j, OutputMetrics& m);
+
+// A result naming the case (kernel, case, manifest, params) with status st and nothing else yet.
+CaseResult blank_result(const KernelSpec& k, const CaseSpec& c, Status st = Status::ERROR);
 
 }  // namespace hk

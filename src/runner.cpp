@@ -112,11 +112,7 @@ CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c, const std::string
 
 CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir) {
   const auto t0 = Clock::now();
-  CaseResult r;
-  r.kernel = k.name;
-  r.case_name = c.name;
-  r.manifest = k.manifest;
-  r.params = c.params;
+  CaseResult r = blank_result(k, c);
   auto finish = [&](CaseResult res) {
     res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     return res;
