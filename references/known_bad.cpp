@@ -8,3 +8,10 @@ HK_REFERENCE(known_bad_throws) {
   (void)ctx;
   throw std::runtime_error("known_bad_throws: this reference fails on purpose");
 }
+
+// The sum of all of x, in out[0] (the leaky_total kernel's result when it works).
+HK_REFERENCE(known_bad_total) {
+  double total = 0;
+  for (double v : ctx.tensor("x").data) total += v;
+  ctx.tensor("out").data.assign(1, total);
+}

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "case_plan.h"
+#include "case_job.h"
 #include "dequant_check.h"
 #include "file_util.h"
 #include "generator.h"
@@ -104,10 +105,28 @@ ScalarArg make_scalar(DType t, double v) {
   return a;
 }
 
+CaseResult job_result(const CaseJob& job) {
+  CaseResult r;
+  r.kernel = job.kernel;
+  r.case_name = job.case_name;
+  r.manifest = job.manifest;
+  r.params = job.params;
+  r.status = Status::ERROR;
+  return r;
+}
+
 }  // namespace
 
+Backend::Kernel CompileCache::load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry) {
+  const std::string id = key + "\n" + entry;
+  if (const auto it = loaded_.find(id); it != loaded_.end()) return it->second;
+  Backend::Kernel fn = be.load(binary, entry);  // MissingEntry is not remembered: it throws again next time
+  loaded_[id] = fn;
+  return fn;
+}
+
 CompileOutput CompileCache::get(Backend& be, const std::string& source, const std::string& name,
-                                const std::vector<std::string>& options, bool* cached) {
+                                const std::vector<std::string>& options, bool* cached, std::string* key_out) {
   // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
   std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n" +
                          std::to_string(be.device().warp_size) + "\n";
@@ -115,6 +134,7 @@ CompileOutput CompileCache::get(Backend& be, const std::string& source, const st
   for (const auto& o : options) key_text += o + "\n";
   key_text += name + "\n" + source;
   const std::string key = fmt::format("{:016x}", fnv1a(key_text));
+  if (key_out) *key_out = key;
   *cached = true;
   if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
   const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
@@ -142,19 +162,31 @@ CompileOutput CompileCache::get(Backend& be, const std::string& source, const st
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
                         CompileCache& cache, bool* sticky_fault) {
+  CaseJob job;
+  try {
+    job = make_case_job(k, c, opt.seed, opt.repeat, opt.repro_dir);
+  } catch (const PlanError& e) {
+    *sticky_fault = false;
+    CaseResult r = blank_result(k, c);
+    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
+    return r;
+  }
+  job.repeat = opt.repeat;  // the caller's count, as given
+  return execute_case(be, job, cache, sticky_fault);
+}
+
+CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault) {
   const auto t_start = Clock::now();
   *sticky_fault = false;
-  CaseResult r = blank_result(k, c);
+  CaseResult r = job_result(job);
   auto finish = [&](CaseResult res) {
     res.timings.wall_ms = ms_since(t_start);
     return res;
   };
-  CasePlan plan;
-  try {
-    plan = plan_case(k, c);
-  } catch (const PlanError& e) {
-    r.status = Status::ERROR;
-    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
+  const CasePlan& plan = job.plan;
+  const ref::Function* reference = ref::find(job.reference);
+  if (!reference) {
+    r.message = fmt::format("reference '{}' is not built into this hkcheck", job.reference);
     return finish(r);
   }
   r.launch = {{"grid", plan.grid}, {"block", plan.block}, {"shared_bytes", plan.shared_bytes}};
@@ -184,7 +216,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     if (t.role == Role::out) {
       rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
     } else {
-      rt.data = generate(t.init, t.numel, tensor_seed(opt.seed, k.name, c.name, t.name));
+      rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.case_name, t.name));
       for (double& x : rt.data) x = round_to_dtype(t.dtype, x);
     }
     ctx.tensors[t.name] = std::move(rt);
@@ -195,7 +227,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
   for (const auto& [name, value] : plan.defines) options.push_back("-D" + name + "=" + value);
   std::string source;
   try {
-    source = read_file(k.source, "kernel source");
+    source = read_file(job.source, "kernel source");
   } catch (const std::exception& e) {
     r.status = Status::ERROR;
     r.message = e.what();
@@ -203,7 +235,8 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
   }
   const auto t_compile = Clock::now();
   bool cached = false;
-  const CompileOutput compiled = cache.get(be, source, k.source, options, &cached);
+  std::string key;
+  const CompileOutput compiled = cache.get(be, source, job.source, options, &cached, &key);
   r.timings.compile_ms = ms_since(t_compile);
   r.timings.compile_cached = cached;
   if (!compiled.ok) {
@@ -215,7 +248,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
 
   Buffers buffers(be);
   try {
-    Backend::Kernel fn = be.load(compiled.binary, k.entry);
+    Backend::Kernel fn = cache.load(be, key, compiled.binary, job.entry);
     const KernelAttributes attrs = be.attributes(fn);
     if (plan.block_threads() > attrs.max_threads_per_block)
       return finish(skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers),
@@ -265,7 +298,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     }
     argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
 
-    const int launches = std::max(opt.repeat, 1);
+    const int launches = std::max(job.repeat, 1);
     r.launches = launches;
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
     for (int launch = 1; launch <= launches; ++launch) {
@@ -303,14 +336,14 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
 
     const auto t_ref = Clock::now();
     try {
-      (*ref::find(k.reference))(ctx);
+      (*reference)(ctx);
     } catch (const std::exception& e) {
       r.status = Status::ERROR;
-      r.message = fmt::format("reference '{}' failed: {}", k.reference, e.what());
+      r.message = fmt::format("reference '{}' failed: {}", job.reference, e.what());
       return finish(r);
     } catch (...) {
       r.status = Status::ERROR;
-      r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", k.reference);
+      r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", job.reference);
       return finish(r);
     }
     r.timings.reference_ms = ms_since(t_ref);
@@ -322,7 +355,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
       const std::vector<double>& expected = ctx.tensors[t.name].data;
       if (static_cast<int64_t>(expected.size()) != t.numel) {
         r.status = Status::ERROR;
-        r.message = fmt::format("reference '{}' resized output '{}' to {} elements (expected {})", k.reference, t.name, expected.size(), t.numel);
+        r.message = fmt::format("reference '{}' resized output '{}' to {} elements (expected {})", job.reference, t.name, expected.size(), t.numel);
         return finish(r);
       }
       r.outputs.push_back(compare_output(t, got[i], expected));
@@ -344,10 +377,10 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     // A race makes every other verdict unreliable, so it comes first.
     if (!r.repeat_diffs.empty()) r.status = Status::FLAKY;
     else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
-    if (!pass && !opt.repro_dir.empty()) {
+    if (!pass && !job.repro_dir.empty()) {
       try {
         for (size_t i = 0; i < plan.tensors.size(); ++i)
-          if (plan.tensors[i].role != Role::in) write_repro_output(opt.repro_dir, plan.tensors[i], got[i], ctx.tensors[plan.tensors[i].name].data);
+          if (plan.tensors[i].role != Role::in) write_repro_output(job.repro_dir, plan.tensors[i], got[i], ctx.tensors[plan.tensors[i].name].data);
       } catch (const std::exception& e) {
         r.notes.push_back(std::string("could not write the repro output: ") + e.what());
       }

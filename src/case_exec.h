@@ -27,15 +27,27 @@ class CompileCache {
   // dir: where compiled binaries are kept between processes; empty for memory only.
   explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
   // Returns the output and whether it came from the cache.
+  // *key, when given, receives the cache key (for load()).
   CompileOutput get(Backend& be, const std::string& source, const std::string& name,
-                    const std::vector<std::string>& options, bool* cached);
+                    const std::vector<std::string>& options, bool* cached, std::string* key = nullptr);
+  // The entry of a program loaded once per process: a worker that runs many cases loads each
+  // program once, so its __device__ variables live on from case to case as they would in an
+  // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
+  Backend::Kernel load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry);
 
  private:
   std::string dir_;
   std::map<std::string, CompileOutput> memory_;
+  std::map<std::string, Backend::Kernel> loaded_;
 };
 
-// sticky_fault is set when the device context is dead after this case (the result is CRASH).
+struct CaseJob;
+
+// Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
+// dead after this case (the result is CRASH).
+CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault);
+
+// Plans case c of k here, then runs it as above (for tests and tools that hold the manifest).
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
                         CompileCache& cache, bool* sticky_fault);
 

@@ -5,7 +5,7 @@
 namespace hk {
 
 const std::vector<std::string>& expectable_statuses() {
-  static const std::vector<std::string> kNames = {"FAIL", "CRASH", "TIMEOUT", "COMPILE_ERROR", "ERROR", "FLAKY", "HW_LIMIT", "TOO_LARGE"};
+  static const std::vector<std::string> kNames = {"FAIL", "CRASH", "TIMEOUT", "COMPILE_ERROR", "ERROR", "FLAKY", "LEAK", "HW_LIMIT", "TOO_LARGE"};
   return kNames;
 }
 

@@ -1,5 +1,6 @@
 #include "interrupt.h"
 
+#include <atomic>
 #include <csignal>
 #include <unistd.h>
 
@@ -7,11 +8,15 @@ namespace hk {
 namespace {
 
 volatile sig_atomic_t g_signal = 0;
-volatile sig_atomic_t g_worker = 0;
+// Lock-free slots, so that the handler may read them.
+constexpr int kWorkerSlots = 1024;
+std::atomic<pid_t> g_workers[kWorkerSlots];
+static_assert(std::atomic<pid_t>::is_always_lock_free);
 
 void on_signal(int sig) {
   if (g_signal != 0) {  // the second one: no more waiting
-    if (g_worker > 0) ::kill(-static_cast<pid_t>(g_worker), SIGKILL);
+    for (auto& w : g_workers)
+      if (const pid_t p = w.load(); p > 0) ::kill(-p, SIGKILL);
     _exit(128 + sig);
   }
   g_signal = sig;
@@ -30,7 +35,20 @@ void install_interrupt_handlers() {
 
 int interrupt_signal() { return g_signal; }
 
-void set_current_worker(pid_t pgid) { g_worker = pgid; }
+bool add_running_worker(pid_t pgid) {
+  for (auto& w : g_workers) {
+    pid_t empty = 0;
+    if (w.compare_exchange_strong(empty, pgid)) return true;
+  }
+  return false;
+}
+
+void remove_running_worker(pid_t pgid) {
+  for (auto& w : g_workers) {
+    pid_t p = pgid;
+    if (w.compare_exchange_strong(p, 0)) return;
+  }
+}
 
 void request_interrupt(int sig) { g_signal = sig; }
 

@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM in the parent: the first asks the run to stop (the case in progress is
-// killed, the rest are NOT_RUN, the reports are written); a second one kills the running
+// killed, the rest are NOT_RUN, the reports are written); a second one kills every running
 // worker's process group and exits at once. Workers also die with the parent (PDEATHSIG).
 #pragma once
 
@@ -13,8 +13,10 @@ void install_interrupt_handlers();
 // The signal that asked the run to stop, or 0.
 int interrupt_signal();
 
-// The process group a second signal must kill before exiting; 0 for none.
-void set_current_worker(pid_t pgid);
+// Process groups a second signal must kill before exiting: every running worker is registered
+// while it runs (several at once with --jobs / --devices). Returns false when all slots are taken.
+bool add_running_worker(pid_t pgid);
+void remove_running_worker(pid_t pgid);
 
 // "SIGINT", "SIGTERM", or "signal N".
 std::string signal_label(int sig);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <thread>
 #include <unistd.h>
 
 #include "interrupt.h"
@@ -106,8 +107,8 @@ bool take_from_journal(const CLI::App& app, const std::string& option, const nlo
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"hkcheck: compiles GPU kernels at run time, runs every case in its own process, and compares the\n"
-               "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY NOT_RUN,\n"
+  CLI::App app{"hkcheck: compiles GPU kernels at run time, runs the cases in worker processes, and compares the\n"
+               "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY LEAK NOT_RUN,\n"
                "and XFAIL / XPASS for cases whose manifest declares the verdict they are known to reach.\n"
                "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
                "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run)."};
@@ -117,7 +118,9 @@ int main(int argc, char** argv) {
   HostOptions host;
   double timeout = 30;
   uint64_t seed = 0;
-  int device = 0, protocol_fd = 3, repeat = 1;
+  int device = 0, protocol_fd = 3, repeat = 1, jobs = 0;
+  std::vector<int> devices;
+  std::string isolation = "worker";
   app.add_option("kernels", patterns, "Kernel names or shell globs (e.g. rmsnorm 'activation*'); none means all");
   app.add_flag("--all", all, "Run every kernel in the manifests (the default when no name is given)");
   app.add_flag("--list", list, "List kernels and their cases without running anything");
@@ -128,7 +131,19 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app.add_option("--seed", seed, "Seed of the input generators")->capture_default_str();
-  app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  auto* device_opt = app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--devices", devices, "GPU indices to spread the cases over, e.g. --devices 0,1 (one pool of --jobs workers each)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(device_opt);
+  app.add_option("--jobs", jobs, "Workers per GPU running cases at once (0: 2, or 1 on a one-core machine)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  app.add_option("--isolation", isolation,
+                 "worker: a worker process runs many cases, and a case that fails after others is rerun alone (LEAK when "
+                 "its verdict changes); case: a fresh worker process for every case (slower, nothing shared)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"worker", "case"}));
   app.add_option("--backend", backend, "auto, cuda, hip or host (auto: the first GPU backend that finds a device, else host: the CPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "hip", "host"}));
@@ -265,8 +280,13 @@ int main(int argc, char** argv) {
     return manifest_errors.empty() ? kExitOk : kExitUsage;
   }
 
-  RunOptions ropt{worker_exe.empty() ? exe : worker_exe, backend, device, timeout, 120, seed, cache_dir,
+  if (devices.empty()) devices = {device};
+  if (jobs == 0) jobs = std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  RunOptions ropt{worker_exe.empty() ? exe : worker_exe, backend, devices.front(), timeout, 120, seed, cache_dir,
                   {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads)}, repeat};
+  ropt.isolation = isolation == "case" ? Isolation::case_alone : Isolation::worker;
+  ropt.jobs = jobs;
+  ropt.devices = devices;
   Runner runner(ropt);
   RunInfo run;
   run.hkcheck_version = HKCHECK_VERSION;
@@ -279,7 +299,18 @@ int main(int argc, char** argv) {
   if (!resume_dir.empty()) run.resumed_from = journal_path;
 
   std::string why;
-  const auto dev = runner.probe(&why);
+  auto dev = runner.probe(&why);
+  // Every device of --devices must open and be the same kind of GPU: the results name one.
+  for (size_t i = 1; dev && i < devices.size(); ++i) {
+    std::string why_other;
+    const auto other = runner.probe(&why_other, devices[i]);
+    if (!other || other->name != dev->name || other->arch != dev->arch) {
+      fmt::print(stderr, "hkcheck: --devices: device {} {}; device {} is {} ({})\n", devices[i],
+                 other ? fmt::format("is {} ({})", other->name, other->arch) : "cannot be used: " + why_other, devices.front(), dev->name,
+                 dev->arch);
+      return kExitUsage;
+    }
+  }
   size_t total = 0;
   for (const KernelSpec* k : sel.kernels) total += k->cases.size();
   if (dev) {
@@ -288,7 +319,8 @@ int main(int argc, char** argv) {
     if (dev->backend == "host")
       fmt::print(stderr, "hkcheck: host backend: kernels run on the CPU with the limits of the {} profile ({}), {}{}\n",
                  host.profile, dev->arch, dev->runtime_version, dev->note.empty() ? "" : "; " + dev->note);
-    fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases\n", dev->backend, dev->name, dev->arch, dev->runtime_version, total);
+    fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases, {} worker(s) on {} device(s), isolation {}\n", dev->backend, dev->name,
+               dev->arch, dev->runtime_version, total, jobs * devices.size(), devices.size(), isolation);
   } else {
     run.backend = "none";
     if (!interrupt_signal()) fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
@@ -321,7 +353,9 @@ int main(int argc, char** argv) {
                                    {"seed", seed},
                                    {"backend", run.backend},
                                    {"device_name", dev ? nlohmann::json(dev->name) : nlohmann::json("")},
-                                   {"device_index", device},
+                                   {"device_index", devices.front()},
+                                   {"devices", devices},
+                                   {"isolation", isolation},
                                    {"kernels", patterns},
                                    {"manifests", fs::absolute(manifest_dir).lexically_normal().string()},
                                    {"timeout", timeout},
@@ -344,7 +378,28 @@ int main(int argc, char** argv) {
   const ReproSettings repro{seed, run.backend, dev ? dev->arch : "", exe};
   std::vector<CaseResult> results;
   std::vector<std::pair<const KernelSpec*, const CaseSpec*>> origin;  // of each result, for --sanitize
+  std::vector<CaseTask> tasks;
+  std::vector<size_t> task_slot;  // where each task's result goes in results
   size_t done = 0, reused = 0;
+  // Prints a finished case and journals it (repro folder first, so the journal names it).
+  auto record = [&](CaseResult& r, const KernelSpec& k, const CaseSpec& c) {
+    ++done;
+    if (r.status == Status::NOT_RUN || !dev) return;
+    // An expected failure (XFAIL) still failed underneath: it gets its repro like any other.
+    if (!status_ok(r.actual_status.value_or(r.status)) && !no_repro) {
+      const std::string repro_rel = repro_subdir(k.name, c.name);
+      try {
+        write_repro(fs::absolute(fs::path(out_dir) / repro_rel).lexically_normal().string(), k, c, repro);
+        r.repro = repro_rel;
+      } catch (const std::exception& e) {
+        r.notes.push_back(std::string("could not write the repro folder: ") + e.what());
+      }
+    }
+    journal_append(r);
+    const std::string why_not = r.leak ? leak_note(*r.leak) : r.message.substr(0, r.message.find('\n'));
+    fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k.name, c.name, status_name(r.status),
+               r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + why_not.substr(0, 160));
+  };
   for (const KernelSpec* k : sel.kernels) {
     for (const CaseSpec& c : k->cases) {
       origin.emplace_back(k, &c);
@@ -354,42 +409,33 @@ int main(int argc, char** argv) {
         continue;
       }
       CaseResult r;
-      const std::string repro_rel = repro_subdir(k->name, c.name);
-      const std::string repro_abs = fs::absolute(fs::path(out_dir) / repro_rel).lexically_normal().string();
+      if (dev && !(tier == "small" && c.tier != "small") && !interrupt_signal()) {
+        const std::string repro_abs = fs::absolute(fs::path(out_dir) / repro_subdir(k->name, c.name)).lexically_normal().string();
+        fs::remove_all(repro_abs, ec);  // an earlier run's repro of this case is stale
+        tasks.push_back(CaseTask{k, &c, no_repro ? "" : repro_abs});
+        task_slot.push_back(results.size());
+        results.emplace_back();
+        continue;
+      }
       if (interrupt_signal()) {
         r = blank_result(*k, c, Status::NOT_RUN);
         r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
-      } else if (dev && tier == "small" && c.tier != "small") {
+      } else if (dev) {
         r = blank_result(*k, c, Status::SKIP);
         r.reason = "TIER";
         r.message = fmt::format("a {} case; this run takes the {} tier (--tier all runs it)", c.tier, tier);
-      } else if (dev) {
-        fs::remove_all(repro_abs, ec);  // an earlier run's repro of this case is stale
-        r = runner.run(*k, c, no_repro ? "" : repro_abs);
       } else {
         r = blank_result(*k, c, Status::SKIP);
         r.reason = "NO_DEVICE", r.message = why;
       }
-      ++done;
-      if (r.status == Status::NOT_RUN || !dev) {
-        results.push_back(std::move(r));
-        continue;
-      }
-      // An expected failure (XFAIL) still failed underneath: it gets its repro like any other.
-      if (!status_ok(r.actual_status.value_or(r.status)) && !no_repro) {
-        try {
-          write_repro(repro_abs, *k, c, repro);
-          r.repro = repro_rel;
-        } catch (const std::exception& e) {
-          r.notes.push_back(std::string("could not write the repro folder: ") + e.what());
-        }
-      }
-      journal_append(r);
-      fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k->name, c.name, status_name(r.status),
-                 r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 120));
+      record(r, *k, c);
       results.push_back(std::move(r));
     }
   }
+  runner.run_all(tasks, [&](size_t i, CaseResult r) {
+    record(r, *tasks[i].kernel, *tasks[i].c);
+    results[task_slot[i]] = std::move(r);
+  });
   if (reused) fmt::print(stderr, "hkcheck: {} cases kept from {}\n", reused, journal_path);
 
   if (sanitize && dev && !interrupt_signal()) {

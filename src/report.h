@@ -26,11 +26,14 @@ struct RunInfo {
 };
 
 struct Counts {
-  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0, not_run = 0;
+  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0, not_run = 0, leak = 0;
 };
 Counts count_results(const std::vector<CaseResult>& results);
 // "N cases: a PASS, b FAIL, ..." as the console and the markdown print it.
 std::string counts_line(const Counts& c);
+
+// "passes alone, FAIL after k / c in the same worker": a LEAK verdict in one line.
+std::string leak_note(const LeakFinding& l);
 
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results);

@@ -24,6 +24,7 @@ Counts count_results(const std::vector<CaseResult>& results) {
       case Status::XFAIL: ++c.xfail; break;
       case Status::XPASS: ++c.xpass; break;
       case Status::NOT_RUN: ++c.not_run; break;
+      case Status::LEAK: ++c.leak; break;
     }
   }
   return c;
@@ -34,6 +35,7 @@ std::string counts_line(const Counts& c) {
                               c.fail, c.crash, c.timeout, c.skip, c.compile_error, c.error);
   // Statuses most runs never see are named only when they occur.
   if (c.flaky) s += fmt::format(", {} FLAKY", c.flaky);
+  if (c.leak) s += fmt::format(", {} LEAK", c.leak);
   if (c.xfail) s += fmt::format(", {} XFAIL", c.xfail);
   if (c.xpass) s += fmt::format(", {} XPASS", c.xpass);
   if (c.not_run) s += fmt::format(", {} NOT_RUN", c.not_run);
@@ -71,7 +73,8 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"FLAKY", c.flaky},
             {"XFAIL", c.xfail},
             {"XPASS", c.xpass},
-            {"NOT_RUN", c.not_run}}},
+            {"NOT_RUN", c.not_run},
+            {"LEAK", c.leak}}},
           {"cases", results}};
 }
 

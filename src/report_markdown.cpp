@@ -28,6 +28,21 @@ std::string max_diff(const CaseResult& r) {
   return fmt::format("{:.6g}", d);
 }
 
+}  // namespace
+
+// "passes alone, FAIL after a / b, c / d": what a LEAK verdict means, for the table and console.
+std::string leak_note(const LeakFinding& l) {
+  std::string after;
+  const size_t shown = std::min<size_t>(l.after.size(), 3);
+  for (size_t i = l.after.size() - shown; i < l.after.size(); ++i) after += (after.empty() ? "" : ", ") + l.after[i];
+  if (static_cast<int64_t>(shown) < l.after_count) after = fmt::format("{} (latest of {} cases)", after, l.after_count);
+  const std::string alone = l.alone == Status::PASS ? "passes alone" : fmt::format("{} alone", status_name(l.alone));
+  const std::string first = l.in_worker_message.substr(0, l.in_worker_message.find('\n'));
+  return fmt::format("{}, {} after {} in the same worker{}", alone, status_name(l.in_worker), after, first.empty() ? "" : ": " + first);
+}
+
+namespace {
+
 // A short line saying what went wrong, for the table.
 std::string summary_note(const CaseResult& r) {
   if (r.status == Status::SKIP && r.limit)
@@ -40,6 +55,7 @@ std::string summary_note(const CaseResult& r) {
     return fmt::format("{} {} (expected: {}){}", r.status == Status::XFAIL ? "known" : "now", status_name(*r.actual_status),
                        r.expected->why, what.empty() ? "" : "; " + what);
   }
+  if (r.leak && r.leak->in_worker != r.leak->alone) return leak_note(*r.leak);
   if (r.status == Status::FLAKY) {
     std::string s;
     for (const auto& d : r.repeat_diffs)

@@ -166,7 +166,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       "# HKCHECK=/path/to/hkcheck picks another binary; extra arguments are passed on (e.g. --timeout 60).\n"
       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
       "hkcheck=${{HKCHECK:-{}}}\n"
-      "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --out \"$here.rerun\" {} \"$@\"\n",
+      "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --isolation case --out \"$here.rerun\" {} \"$@\"\n",
       c.name, k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
       shell_quote(k.name));
   write_text(dir + "/rerun.sh", rerun);

@@ -8,7 +8,7 @@ namespace hk {
 using nlohmann::json;
 
 namespace {
-constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS", "NOT_RUN"};
+constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS", "NOT_RUN", "LEAK"};
 constexpr int kStatusCount = sizeof kStatusNames / sizeof kStatusNames[0];
 
 // JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
@@ -47,6 +47,22 @@ json params_json(const Params& p) {
     else j[k] = std::get<double>(v);
   }
   return j;
+}
+
+Status status_from(const json& j, const char* field) {
+  const auto st = parse_status(j.get<std::string>());
+  if (!st) throw std::runtime_error(std::string("unknown ") + field + " '" + j.get<std::string>() + "'");
+  return *st;
+}
+
+json leak_json(const LeakFinding& l) {
+  return {{"in_worker", status_name(l.in_worker)}, {"in_worker_message", l.in_worker_message},
+          {"alone", status_name(l.alone)},         {"alone_message", l.alone_message},
+          {"after", l.after},                      {"after_count", l.after_count}};
+}
+LeakFinding leak_from(const json& j) {
+  return {status_from(j.at("in_worker"), "leak.in_worker"), j.value("in_worker_message", ""), status_from(j.at("alone"), "leak.alone"),
+          j.value("alone_message", ""), j.value("after", std::vector<std::string>{}), j.value("after_count", int64_t{0})};
 }
 
 // Quantized outputs: the mismatch allowance and the dequantization check (docs/results.md).
@@ -180,6 +196,8 @@ void to_json(json& j, const CaseResult& r) {
     j["repeat_diffs"].push_back({{"tensor", d.tensor}, {"launch", d.launch}, {"elements", d.elements}});
   j["expected"] = r.expected ? json{{"status", r.expected->status}, {"arch", r.expected->arch}, {"why", r.expected->why}} : json(nullptr);
   j["actual_status"] = r.actual_status ? json(status_name(*r.actual_status)) : json(nullptr);
+  j["leak"] = r.leak ? leak_json(*r.leak) : json(nullptr);
+  j["placement"] = r.placement.device < 0 ? json(nullptr) : json{{"device", r.placement.device}, {"position", r.placement.position}};
   if (r.limit)
     j["limit"] = {{"what", r.limit->what},
                   {"requested", r.limit->requested},
@@ -223,6 +241,10 @@ void from_json(const json& j, CaseResult& r) {
   }
   r.repro = j.contains("repro") && j["repro"].is_string() ? j["repro"].get<std::string>() : "";
   r.sanitizer = j.value("sanitizer", json(nullptr));
+  r.leak.reset();
+  if (j.contains("leak") && !j["leak"].is_null()) r.leak = leak_from(j["leak"]);
+  r.placement = {};
+  if (j.contains("placement") && !j["placement"].is_null()) r.placement = {j["placement"].at("device"), j["placement"].at("position")};
   if (j.contains("limit") && !j["limit"].is_null())
     r.limit = LimitExceeded{j["limit"].at("what"), j["limit"].at("requested"), j["limit"].at("limit")};
 }

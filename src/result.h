@@ -16,7 +16,9 @@ namespace hk {
 // NOT_RUN: the run was interrupted before the case finished; `hkcheck --resume` runs it.
 // FLAKY: launches of the same inputs gave different outputs. XFAIL: the case reached the verdict
 // its manifest expects (see expectation.h); XPASS: it was expected to go wrong and passed.
-enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS, NOT_RUN };
+// LEAK: the verdict depends on what ran before: in a reused worker the case did not pass, alone
+// in a fresh worker it reached another verdict (CaseResult::leak says both, and what ran before).
+enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS, NOT_RUN, LEAK };
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
 bool status_ok(Status s);  // PASS, SKIP and XFAIL do not fail a run
@@ -42,6 +44,25 @@ struct RepeatDiff {
   int64_t elements = 0;    // elements whose bytes differ from the first launch's
 };
 
+// A case whose verdict in a reused worker differs from its verdict alone in a fresh one: state
+// left on the device (a __device__ counter never reset, memory of an earlier case) changed it.
+struct LeakFinding {
+  Status in_worker = Status::FAIL;  // the verdict after the cases named in `after`
+  std::string in_worker_message;
+  Status alone = Status::PASS;      // the verdict of the rerun in a fresh worker
+  std::string alone_message;
+  std::vector<std::string> after;   // "kernel / case" that ran before it in that worker, latest last (at most kMaxLeakHistory)
+  int64_t after_count = 0;          // how many ran before it in all
+};
+constexpr size_t kMaxLeakHistory = 20;
+
+// Where a case ran: which device, and how many cases its worker had run before it (0: a fresh
+// worker, as with --isolation case).
+struct Placement {
+  int device = -1;    // -1: not run on a device
+  int position = -1;
+};
+
 struct Timings {
   double compile_ms = 0, kernel_ms = 0, reference_ms = 0, wall_ms = 0;
   bool compile_cached = false;
@@ -65,6 +86,8 @@ struct CaseResult {
   std::optional<Status> actual_status;      // for XFAIL and XPASS: the verdict before the expectation
   std::string repro;          // folder of the case's repro, relative to the results folder
   nlohmann::json sanitizer;   // the --sanitize rerun (tool, status, first report), or null
+  std::optional<LeakFinding> leak;  // set for LEAK, and for a failure confirmed alone (leak->alone == in_worker)
+  Placement placement;
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

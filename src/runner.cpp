@@ -1,81 +1,49 @@
 #include "runner.h"
 
-#include <chrono>
-#include <csignal>
+#include <atomic>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <mutex>
+#include <thread>
 
+#include "case_plan.h"
 #include "expectation.h"
 #include "interrupt.h"
-#include "subprocess.h"
-#include "worker.h"
+#include "report.h"
 
 namespace hk {
 namespace {
 
-using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 constexpr int kProtocolFd = 3;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+// Runs of consecutive tasks of one kernel: each runs in order in one worker, so a kernel's cases
+// see each other's device state deterministically (and its program is loaded once).
+std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks) {
+  std::vector<std::vector<size_t>> units;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (units.empty() || tasks[units.back().front()].kernel != tasks[i].kernel) units.emplace_back();
+    units.back().push_back(i);
+  }
+  return units;
 }
 
-// Like Subprocess::read_line, but returns early (Read::timeout with *stopped set) when the run is
-// interrupted, so that a signal is answered within a tenth of a second.
-Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped) {
-  for (;;) {
-    if (interrupt_signal() != 0) {
-      *stopped = true;
-      return Subprocess::Read::timeout;
-    }
-    const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
-    const auto r = w.read_line(line, step);
-    if (r != Subprocess::Read::timeout || Clock::now() >= deadline) return r;
-  }
-}
-
-// The second signal of an interrupt kills the running worker's group before exiting.
-class CurrentWorker {
- public:
-  explicit CurrentWorker(const Subprocess& w) { set_current_worker(w.pid()); }
-  ~CurrentWorker() { set_current_worker(0); }
-};
-
-// Reads the worker's hello; fills *why when it does not come or says no.
-std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::string* why) {
-  std::string line;
-  bool stopped = false;
-  const auto r = read_or_stop(w, line, after(timeout_s), &stopped);
-  if (r != Subprocess::Read::line) {
-    if (r == Subprocess::Read::timeout) w.kill();
-    const ExitStatus st = w.wait();
-    *why = stopped ? "interrupted by " + signal_label(interrupt_signal())
-           : r == Subprocess::Read::timeout
-               ? fmt::format("the worker did not start within {} s", timeout_s)
-               : "the worker ended before saying hello (" + st.describe() + ")";
-    const std::string tail = w.output_tail(2000);
-    if (!tail.empty()) *why += "; its output: " + tail;
-    return std::nullopt;
-  }
-  try {
-    const json hello = json::parse(line);
-    if (!hello.at("ok").get<bool>()) {
-      *why = hello.at("error").get<std::string>();
-      return std::nullopt;
-    }
-    return hello.at("device").get<DeviceInfo>();
-  } catch (const std::exception& e) {
-    *why = std::string("bad hello from the worker: ") + e.what();
-    return std::nullopt;
-  }
+// Verdicts worth a second opinion from a fresh worker. A HW_LIMIT or TIER skip is decided from
+// the plan and the device's limits alone; an interrupted case has no verdict.
+bool worth_rerunning_alone(const CaseResult& r) {
+  if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
+  return r.status != Status::SKIP || r.reason == "TOO_LARGE";
 }
 
 }  // namespace
 
-std::vector<std::string> Runner::worker_argv() const {
+Runner::Runner(RunOptions opt) : opt_(std::move(opt)) {
+  if (opt_.devices.empty()) opt_.devices = {opt_.device};
+  opt_.device = opt_.devices.front();
+  opt_.jobs = std::max(opt_.jobs, 1);
+}
+
+WorkerLaunch Runner::launch(int device) const {
   std::vector<std::string> argv = opt_.wrapper;  // argv[0] is then the wrapper's path
-  argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(opt_.device),
+  argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(device),
                            "--protocol-fd", std::to_string(kProtocolFd)});
   if (!opt_.cache_dir.empty()) {
     argv.push_back("--cache-dir");
@@ -84,101 +52,97 @@ std::vector<std::string> Runner::worker_argv() const {
     argv.push_back("--no-cache");
   }
   argv.insert(argv.end(), opt_.worker_args.begin(), opt_.worker_args.end());
-  return argv;
+  return WorkerLaunch{argv, opt_.start_timeout_s};
 }
 
-std::optional<DeviceInfo> Runner::probe(std::string* why) {
-  try {
-    Subprocess w(worker_argv(), kProtocolFd);
-    CurrentWorker current(w);
-    auto dev = read_hello(w, opt_.start_timeout_s, why);
-    w.write_line(R"({"type":"exit"})");
-    w.close_stdin();
-    if (!w.wait_for(std::chrono::seconds(10))) w.kill();
-    if (dev) {
-      opt_.backend = dev->backend;
-      arch_ = dev->arch;
-    }
-    return dev;
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return std::nullopt;
-  }
+std::optional<DeviceInfo> Runner::probe(std::string* why, int device) {
+  WorkerSession w(launch(device < 0 ? opt_.device : device));
+  auto dev = w.start(why);
+  w.close();
+  if (dev && opt_.backend == "auto") opt_.backend = dev->backend;
+  if (dev && arch_.empty()) arch_ = dev->arch;
+  return dev;
 }
 
 CaseResult Runner::run(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir) {
-  return apply_expectation(run_in_worker(k, c, repro_dir), case_expectation(k, c, arch_));
+  WorkerSession fresh(launch(opt_.device));
+  return run_task(fresh, opt_.device, CaseTask{&k, &c, repro_dir}, Isolation::case_alone);
 }
 
-CaseResult Runner::run_in_worker(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir) {
-  const auto t0 = Clock::now();
-  CaseResult r = blank_result(k, c);
-  auto finish = [&](CaseResult res) {
-    res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    return res;
-  };
-  const double timeout = k.timeout.value_or(opt_.timeout_s);
+CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& t, Isolation isolation) {
+  const KernelSpec& k = *t.kernel;
+  const CaseSpec& c = *t.c;
+  CaseJob job;
   try {
-    Subprocess w(worker_argv(), kProtocolFd);
-    CurrentWorker current(w);
-    std::string why;
-    if (!read_hello(w, opt_.start_timeout_s, &why)) {
-      r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
-      r.message = "worker could not open the device: " + why;
-      return finish(r);
-    }
-    json req = {{"type", "run"}, {"manifest", k.manifest}, {"kernel", k.name}, {"case", c.name}, {"seed", opt_.seed}, {"repeat", opt_.repeat}};
-    if (!repro_dir.empty()) req["repro_dir"] = repro_dir;
-    if (!w.write_line(req.dump())) {
-      r.status = Status::ERROR;
-      r.message = "could not send the case to the worker";
-      return finish(r);
-    }
-    const auto deadline = after(timeout);
-    for (;;) {
-      std::string line;
-      bool stopped = false;
-      const auto rd = read_or_stop(w, line, deadline, &stopped);
-      if (stopped) {
-        w.kill();
-        w.wait();
-        r.status = Status::NOT_RUN;
-        r.message = "interrupted by " + signal_label(interrupt_signal()) + " before the case finished; the worker was killed";
-        return finish(r);
-      }
-      if (rd == Subprocess::Read::timeout) {
-        w.kill();
-        w.wait();
-        r.status = Status::TIMEOUT;
-        r.message = fmt::format("no result within {} s; the worker was killed", timeout);
-        const std::string tail = w.output_tail(2000);
-        if (!tail.empty()) r.notes.push_back("worker output: " + tail);
-        return finish(r);
-      }
-      if (rd == Subprocess::Read::eof) {
-        const ExitStatus st = w.wait();
-        r.status = Status::CRASH;
-        r.message = "the worker died before reporting: " + st.describe();
-        const std::string tail = w.output_tail(2000);
-        if (!tail.empty()) r.message += "; its output: " + tail;
-        return finish(r);
-      }
-      const json msg = json::parse(line);
-      if (msg.value("type", "") != "result") continue;  // "started"
-      r = msg.at("result").get<CaseResult>();
-      break;
-    }
-    w.write_line(R"({"type":"exit"})");
-    w.close_stdin();
-    if (!w.wait_for(std::chrono::seconds(10))) {
-      w.kill();
-      r.notes.push_back("the worker did not exit after its case and was killed");
-    }
-  } catch (const std::exception& e) {
-    r.status = Status::ERROR;
-    r.message = std::string("harness error: ") + e.what();
+    job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
+  } catch (const PlanError& e) {
+    CaseResult r = blank_result(k, c);
+    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
+    return apply_expectation(r, case_expectation(k, c, arch_));
   }
-  return finish(r);
+  const double timeout = k.timeout.value_or(opt_.timeout_s);
+  if (isolation == Isolation::case_alone) session.close();
+  // The latest cases this worker ran, for a LEAK verdict to name.
+  const auto& h = session.history();
+  const size_t before_count = h.size();
+  const std::vector<std::string> before(h.end() - static_cast<ptrdiff_t>(std::min(h.size(), kMaxLeakHistory)), h.end());
+  CaseResult r = session.run(job, timeout);
+  r.placement = {device, static_cast<int>(before_count)};
+  if (isolation == Isolation::case_alone) session.close();
+  else if (before_count > 0 && worth_rerunning_alone(r) && !interrupt_signal())
+    r = check_alone(std::move(r), before, before_count, job, timeout, device);
+  return apply_expectation(r, case_expectation(k, c, arch_));
+}
+
+CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,
+                               const CaseJob& job, double timeout, int device) {
+  CaseJob alone_job = job;
+  alone_job.repro_dir.clear();  // the repro keeps the output of the verdict being reported
+  WorkerSession fresh(launch(device));
+  const CaseResult alone = fresh.run(alone_job, timeout);
+  fresh.close();
+  if (alone.status == Status::NOT_RUN) {
+    in_worker.notes.push_back("not rerun alone in a fresh worker: the run was interrupted");
+    return in_worker;
+  }
+  if (alone.status == in_worker.status) {
+    in_worker.notes.push_back(fmt::format("the same verdict alone in a fresh worker (after {} case(s) in a reused one)", before_count));
+    return in_worker;
+  }
+  LeakFinding leak{in_worker.status, in_worker.message, alone.status, alone.message, before, static_cast<int64_t>(before_count)};
+  in_worker.status = Status::LEAK;
+  in_worker.message = leak_note(leak);
+  in_worker.leak = std::move(leak);
+  in_worker.timings.wall_ms += alone.timings.wall_ms;
+  return in_worker;
+}
+
+void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result) {
+  const auto units = kernel_units(tasks);
+  std::atomic<size_t> next_unit{0};
+  std::mutex sink;
+  auto deliver = [&](size_t i, CaseResult r) {
+    std::lock_guard<std::mutex> lock(sink);
+    on_result(i, std::move(r));
+  };
+  auto pool_thread = [&](int device) {
+    WorkerSession session(launch(device));
+    for (size_t u; (u = next_unit++) < units.size();) {
+      for (size_t i : units[u]) {
+        if (interrupt_signal()) {
+          CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);
+          r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+          deliver(i, std::move(r));
+          continue;
+        }
+        deliver(i, run_task(session, device, tasks[i], opt_.isolation));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const size_t wanted = opt_.devices.size() * static_cast<size_t>(opt_.jobs);
+  for (size_t t = 0; t < std::min(wanted, units.size()); ++t) threads.emplace_back(pool_thread, opt_.devices[t % opt_.devices.size()]);
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace hk

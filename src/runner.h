@@ -1,20 +1,32 @@
-// The parent side of isolation: it never loads a GPU library. Each case runs in a worker
-// process started with posix_spawn; a crash, a GPU fault or a hang costs that case only.
+// The parent side of isolation: it never loads a GPU library. Cases run in worker processes
+// started with posix_spawn; a crash, a GPU fault or a hang costs that case only.
+//
+// Isolation "worker" (the default): a worker runs many cases in sequence, so the device context
+// is created once per worker instead of once per case. The cases of one kernel run in order in
+// one worker; a worker is replaced after any verdict but PASS and SKIP. A case that does not pass
+// after earlier cases in its worker is run again alone in a fresh worker: when that verdict
+// differs, the case is LEAK (state left by the earlier cases changed it), naming them.
+// Isolation "case": one fresh worker per case, as --sanitize and repro reruns use.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend.h"
 #include "manifest.h"
 #include "result.h"
+#include "worker_session.h"
 
 namespace hk {
+
+enum class Isolation { worker, case_alone };
 
 struct RunOptions {
   std::string exe;               // this hkcheck binary, started again in worker mode
   std::string backend = "auto";  // becomes the probed backend's name after probe()
-  int device = 0;
+  int device = 0;                // the device probe() opens; devices[0] when devices is given
   double timeout_s = 30;         // per case, from the request to the result
   double start_timeout_s = 120;  // for a worker to create its context and say hello
   uint64_t seed = 0;
@@ -22,15 +34,25 @@ struct RunOptions {
   std::vector<std::string> worker_args;  // passed on to every worker (e.g. the host profile)
   int repeat = 1;                // launches per case on the same inputs (the manifest may ask for more)
   std::vector<std::string> wrapper;  // a program the worker runs under, with its options (--sanitize)
+  Isolation isolation = Isolation::worker;
+  int jobs = 1;                  // workers per device at once
+  std::vector<int> devices;      // device indices run_all spreads the cases over; empty: {device}
+};
+
+// One case for run_all, and where its repro output goes ("" for none).
+struct CaseTask {
+  const KernelSpec* kernel = nullptr;
+  const CaseSpec* c = nullptr;
+  std::string repro_dir;
 };
 
 class Runner {
  public:
-  explicit Runner(RunOptions opt) : opt_(std::move(opt)) {}
+  explicit Runner(RunOptions opt);
 
   // Starts one worker to find the device (and, for "auto", the backend). Returns nothing and
-  // sets *why when no device can be used.
-  std::optional<DeviceInfo> probe(std::string* why);
+  // sets *why when no device can be used. device < 0: the options' device.
+  std::optional<DeviceInfo> probe(std::string* why, int device = -1);
 
   // Runs one case in a fresh worker and returns its result, whatever happens to the worker,
   // with the manifest's expectation for the probed device applied (XFAIL / XPASS).
@@ -38,11 +60,19 @@ class Runner {
   // repro_dir, when not empty, is where the worker writes the case's output if it fails.
   CaseResult run(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir = "");
 
+  // Runs every task, `jobs` workers per device at once, as isolation says. on_result gets each
+  // result (expectation applied) with the task's index as the case finishes, one call at a
+  // time. After an interrupt the tasks not yet started come back NOT_RUN.
+  using ResultSink = std::function<void(size_t index, CaseResult result)>;
+  void run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result);
+
   const RunOptions& options() const { return opt_; }
 
  private:
-  std::vector<std::string> worker_argv() const;
-  CaseResult run_in_worker(const KernelSpec& k, const CaseSpec& c, const std::string& repro_dir);
+  WorkerLaunch launch(int device) const;
+  CaseResult run_task(WorkerSession& session, int device, const CaseTask& t, Isolation isolation);
+  CaseResult check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,
+                         const CaseJob& job, double timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
 };

@@ -4,14 +4,13 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "case_exec.h"
-#include "manifest.h"
+#include "case_job.h"
 
 namespace hk {
 namespace {
@@ -66,7 +65,6 @@ int run_worker(const WorkerOptions& opt) {
   chan.send({{"type", "hello"}, {"ok", true}, {"device", dev}});
 
   CompileCache cache(opt.cache_dir);
-  std::map<std::string, ManifestLoad> manifests;
   std::string line;
   while (std::getline(std::cin, line)) {
     json req;
@@ -77,26 +75,20 @@ int run_worker(const WorkerOptions& opt) {
       return 2;
     }
     if (req.value("type", "") == "exit") break;
-    const std::string file = req.at("manifest"), kernel = req.at("kernel"), case_name = req.at("case");
-    chan.send({{"type", "started"}, {"kernel", kernel}, {"case", case_name}});
-    auto it = manifests.find(file);
-    if (it == manifests.end()) it = manifests.emplace(file, load_manifest(file)).first;
     CaseResult r;
-    r.kernel = kernel;
-    r.case_name = case_name;
-    r.manifest = file;
-    r.status = Status::ERROR;
-    r.message = "kernel or case not found in " + file + " (did the manifest change during the run?)";
+    CaseJob job;
     bool sticky = false;
-    for (const KernelSpec& k : it->second.kernels) {
-      if (k.name != kernel) continue;
-      for (const CaseSpec& c : k.cases)
-        if (c.name == case_name) {
-          // The run's --repeat, or more when the manifest asks for it.
-          const int repeat = std::max(req.value("repeat", 1), manifest_repeat(k, c));
-          r = execute_case(*be, k, c, ExecOptions{req.at("seed").get<uint64_t>(), repeat, req.value("repro_dir", "")}, cache, &sticky);
-        }
+    try {
+      job = req.at("job").get<CaseJob>();
+    } catch (const std::exception& e) {
+      r.kernel = req.value("kernel", "");
+      r.case_name = req.value("case", "");
+      r.message = std::string("the worker could not read the case it was sent: ") + e.what();
+      chan.send({{"type", "result"}, {"result", r}});
+      continue;
     }
+    chan.send({{"type", "started"}, {"kernel", job.kernel}, {"case", job.case_name}});
+    r = execute_case(*be, job, cache, &sticky);
     chan.send({{"type", "result"}, {"result", r}});
     if (sticky) return kStickyExit;
   }

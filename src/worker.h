@@ -2,13 +2,15 @@
 // (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it:
 //   worker -> parent (protocol fd): {"type":"hello","ok":true,"device":{...}}
 //                                    or {"type":"hello","ok":false,"error":"..."}
-//   parent -> worker (stdin):        {"type":"run","manifest":F,"kernel":K,"case":C,"seed":S,
-//                                     "repro_dir":D (optional: where a failing case's output goes)}
+//   parent -> worker (stdin):        {"type":"run","kernel":K,"case":C,"job":{...CaseJob...}}
+//                                    (case_job.h: the case planned by the parent, its seed,
+//                                    launches and the repro folder for a failing case's output)
 //   worker -> parent:                {"type":"started","kernel":K,"case":C}
 //                                    then {"type":"result","result":{...CaseResult...}}
 //   parent -> worker:                {"type":"exit"} or end of input
-// A worker may run any number of cases in sequence; after a sticky device fault it reports the
-// case and exits with kStickyExit, since only a new process gets a working context.
+// A worker runs any number of cases in sequence, each program loaded once; after a sticky device
+// fault it reports the case and exits with kStickyExit, since only a new process gets a working
+// context. A job it cannot read gets an ERROR result and the worker goes on.
 #pragma once
 
 #include <string>

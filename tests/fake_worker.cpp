@@ -3,12 +3,15 @@
 // after 0.3 s (a run long enough to interrupt); fail* fails and writes a file into the repro
 // folder it is given. With FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
 // can check that none outlives the run. --backend cuda makes it claim the CUDA backend.
+// leak* passes the first case of its kernel in a process and fails the later ones, like a kernel
+// whose device state outlives a launch.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <filesystem>
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   dev.arch = "fake_1";
   send({{"type", "hello"}, {"ok", true}, {"device", dev}});
   std::string line;
+  std::set<std::string> seen;  // kernels this process has run
   while (std::getline(std::cin, line)) {
     const json req = json::parse(line);
     if (req["type"] == "exit") return 0;
@@ -64,12 +68,18 @@ int main(int argc, char** argv) {
     r.kernel = kernel;
     r.case_name = req["case"];
     r.status = hk::Status::PASS;
+    const bool seen_before = !seen.insert(kernel).second;
+    if (kernel.rfind("leak", 0) == 0 && seen_before) {
+      r.status = hk::Status::FAIL;
+      r.message = "fake: state left by an earlier case";
+    }
     if (kernel.rfind("fail", 0) == 0) {
       r.status = hk::Status::FAIL;
       r.message = "fake: wrong values";
-      if (req.contains("repro_dir")) {
-        std::filesystem::create_directories(req["repro_dir"].get<std::string>() + "/output");
-        std::ofstream(req["repro_dir"].get<std::string>() + "/output/fake.got") << "fake output";
+      const std::string repro_dir = req.at("job").value("repro_dir", "");
+      if (!repro_dir.empty()) {
+        std::filesystem::create_directories(repro_dir + "/output");
+        std::ofstream(repro_dir + "/output/fake.got") << "fake output";
       }
     }
     send({{"type", "result"}, {"result", r}});

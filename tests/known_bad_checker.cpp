@@ -88,6 +88,14 @@ const std::map<std::string, DetailCheck>& detail_checks() {
          if (c.value("message", "").find("syntax_error.cu") == std::string::npos)
            p.push_back("message should carry the compiler's line in syntax_error.cu, got: " + c.value("message", ""));
        }},
+      {"kb_leaky_total",
+       [](const json& c, Problems& p) {
+         const json& leak = c.value("leak", json());
+         if (!leak.is_object() || leak.value("alone", "") != "PASS" || leak.value("in_worker", "") != "FAIL")
+           p.push_back("leak should say PASS alone and FAIL in the worker, got " + leak.dump());
+         else if (leak.at("after").empty() || leak.at("after").back() != "kb_leaky_total / first_in_worker")
+           p.push_back("leak should name the case that ran before it, got " + leak.at("after").dump());
+       }},
       {"fault_endless",
        [](const json& c, Problems& p) {
          // The kernel's timeout is 3 s; the verdict must come within a second after it.

@@ -116,6 +116,7 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   EXPECT_NE(opts.find("-DT=bf16\n"), std::string::npos) << opts;
   const std::string rerun = slurp(out + "/rerun.sh");
   EXPECT_NE(rerun.find("--seed 42"), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find("--isolation case"), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("'copy_kernel'"), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("/opt/hkcheck"), std::string::npos) << rerun;
   EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);

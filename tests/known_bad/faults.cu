@@ -91,3 +91,29 @@ HK_KERNEL void nan_output(f32* out, const f32* x, int n) {
   else if (i % 100 == 8) out[i] = __int_as_float(0x7f800000);
   else out[i] = x[i];
 }
+
+// A grid-wide sum where the last block to finish adds up the blocks' partial sums, found with a
+// ticket counter that is never reset: right on the first launch of the loaded program, and on
+// every later launch no block draws the last ticket, so out[0] is never written. Alone in a
+// fresh worker every case passes; after an earlier case of it in the same worker it fails (LEAK).
+__device__ unsigned int kb_retired_blocks = 0;
+__device__ f32 kb_block_partials[64];
+
+HK_KERNEL void leaky_total(f32* out, const f32* x, int n) {
+  f32 v = 0.f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += x[i];
+  v = hk::block_sum(v);
+  __shared__ int is_last;
+  if (threadIdx.x == 0) {
+    kb_block_partials[blockIdx.x] = v;
+    __threadfence();
+    is_last = atomicAdd(&kb_retired_blocks, 1u) == gridDim.x - 1;  // missing: reset by the last block
+  }
+  __syncthreads();
+  if (is_last && threadIdx.x == 0) {
+    __threadfence();
+    f32 total = 0.f;
+    for (unsigned b = 0; b < gridDim.x; ++b) total += static_cast<volatile f32*>(kb_block_partials)[b];
+    out[0] = total;
+  }
+}

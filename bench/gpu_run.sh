@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# What a GPU machine run of hkcheck does, stage by stage, so that the committed results under
+# results/<gpu>/ come from one known command. Each stage writes its logs and results into OUTDIR.
+#   bench/gpu_run.sh OUTDIR build checks     # build, unit tests, --all and the known-bad corpus
+#   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$1
+shift
+mkdir -p "$out"
+jobs=$(nproc)
+cache=${HKCHECK_GPU_CACHE:-/tmp/hkcheck-gpu-cache}
+for stage in "$@"; do
+  case "$stage" in
+    build)
+      { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHKCHECK_TESTS=ON -DHKCHECK_GIT_COMMIT="${HKCHECK_GIT_COMMIT:-unknown}" &&
+        cmake --build build-gpu -j"$jobs"; } >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+      ;;
+    checks)
+      # The unit tests (the host-backend corpus runs are CI's; here the GPU runs matter).
+      build-gpu/tests/hkcheck_tests --gtest_brief=1 >"$out/unit_tests.log" 2>&1
+      tail -3 "$out/unit_tests.log"
+      rm -rf "$out/all" "$out/known_bad"
+      /usr/bin/time -v build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" >"$out/all.log" 2>&1
+      tail -3 "$out/all.log"; grep -E "Elapsed|Maximum resident" "$out/all.log"
+      build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad" --cache-dir "$cache" >"$out/known_bad.log" 2>&1
+      tail -2 "$out/known_bad.log"
+      build-gpu/tests/known_bad_check "$out/known_bad/test_results.json" tests/known_bad
+      build-gpu/hkcheck --diff results/h100/test_results.json "$out/all/test_results.json" | tail -3
+      ;;
+    bench)
+      PYTHONUNBUFFERED=1 python3 bench/overhead.py --hkcheck build-gpu/hkcheck --keep "$out/bench" --torch 2>&1 | tee "$out/bench.txt"
+      ;;
+    *) echo "unknown stage $stage" >&2; exit 2 ;;
+  esac
+done

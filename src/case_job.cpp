@@ -1,0 +1,145 @@
+#include "case_job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or Inf, and generator fields or scalars may be either: they travel as strings.
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+double read_number(const json& j) {
+  if (!j.is_string()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  if (s == "nan") return NAN;
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  throw std::runtime_error("not a number: '" + s + "'");
+}
+
+// A string param that reads like "nan" stays a string: numbers are tagged.
+json tagged_params(const Params& p) {
+  json j = json::object();
+  for (const auto& [name, v] : p)
+    j[name] = std::holds_alternative<double>(v) ? json{{"n", number(std::get<double>(v))}} : json{{"s", std::get<std::string>(v)}};
+  return j;
+}
+Params params_from(const json& j) {
+  Params p;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it->contains("n")) p[it.key()] = read_number(it->at("n"));
+    else p[it.key()] = it->at("s").get<std::string>();
+  }
+  return p;
+}
+
+DType dtype_from(const json& j) {
+  const auto t = parse_dtype(j.get<std::string>());
+  if (!t) throw std::runtime_error("unknown dtype '" + j.get<std::string>() + "'");
+  return *t;
+}
+Role role_from(const std::string& s) {
+  for (Role r : {Role::in, Role::out, Role::inout})
+    if (s == role_name(r)) return r;
+  throw std::runtime_error("unknown role '" + s + "'");
+}
+
+json tensor_json(const TensorPlan& t) {
+  json fields = json::object();
+  for (const auto& [k, v] : t.init.fields) fields[k] = number(v);
+  const Tolerance& tol = t.tolerance;
+  json j = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"numel", t.numel}, {"role", role_name(t.role)},
+            {"init", {{"kind", t.init.kind}, {"fields", fields}}},
+            {"tolerance", {number(tol.atol), number(tol.rtol), number(tol.ulps), number(tol.max_mismatch_fraction), number(tol.hard_ulps)}}};
+  if (t.dequant) j["dequant"] = {{"scale", t.dequant->scale}, {"block", t.dequant->block}, {"against", t.dequant->against}, {"max_rel_l2", number(t.dequant->max_rel_l2)}};
+  return j;
+}
+TensorPlan tensor_from(const json& j) {
+  TensorPlan t;
+  t.name = j.at("name");
+  t.dtype = dtype_from(j.at("dtype"));
+  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  t.numel = j.at("numel");
+  t.role = role_from(j.at("role"));
+  t.init.kind = j.at("init").at("kind");
+  for (auto it = j.at("init").at("fields").begin(); it != j.at("init").at("fields").end(); ++it) t.init.fields[it.key()] = read_number(*it);
+  const json& tol = j.at("tolerance");
+  t.tolerance = {read_number(tol.at(0)), read_number(tol.at(1)), read_number(tol.at(2)), read_number(tol.at(3)), read_number(tol.at(4))};
+  if (j.contains("dequant")) {
+    const json& d = j["dequant"];
+    t.dequant = DequantPlan{d.at("scale"), d.at("block"), d.at("against"), read_number(d.at("max_rel_l2"))};
+  }
+  return t;
+}
+
+}  // namespace
+
+CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir) {
+  CaseJob job;
+  job.kernel = k.name;
+  job.case_name = c.name;
+  job.manifest = k.manifest;
+  job.source = k.source;
+  job.entry = k.entry;
+  job.reference = k.reference;
+  job.params = c.params;
+  job.plan = plan_case(k, c);
+  job.seed = seed;
+  job.repeat = std::max(run_repeat, manifest_repeat(k, c));
+  job.repro_dir = repro_dir;
+  return job;
+}
+
+void to_json(json& j, const CaseJob& job) {
+  const CasePlan& p = job.plan;
+  json tensors = json::array(), args = json::array();
+  for (const TensorPlan& t : p.tensors) tensors.push_back(tensor_json(t));
+  for (const ArgPlan& a : p.args) args.push_back({a.tensor, dtype_name(a.dtype), number(a.value)});
+  j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
+       {"entry", job.entry}, {"reference", job.reference}, {"params", tagged_params(job.params)},
+       {"seed", job.seed}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
+       {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
+                 {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
+}
+
+void from_json(const json& j, CaseJob& job) {
+  job.kernel = j.at("kernel");
+  job.case_name = j.at("case");
+  job.manifest = j.at("manifest");
+  job.source = j.at("source");
+  job.entry = j.at("entry");
+  job.reference = j.at("reference");
+  job.params = params_from(j.at("params"));
+  job.seed = j.at("seed");
+  job.repeat = j.at("repeat");
+  job.repro_dir = j.value("repro_dir", "");
+  const json& p = j.at("plan");
+  CasePlan& plan = job.plan;
+  plan.kernel = job.kernel;
+  plan.case_name = job.case_name;
+  plan.params = params_from(p.at("params"));
+  plan.tensors.clear();
+  for (const json& t : p.at("tensors")) plan.tensors.push_back(tensor_from(t));
+  plan.args.clear();
+  for (const json& a : p.at("args")) plan.args.push_back({a.at(0).get<int>(), dtype_from(a.at(1)), read_number(a.at(2))});
+  for (const ArgPlan& a : plan.args)
+    if (a.tensor >= static_cast<int>(plan.tensors.size()))
+      throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(plan.tensors.size()));
+  for (const TensorPlan& t : plan.tensors)
+    if (t.dequant && (t.dequant->scale < 0 || t.dequant->scale >= static_cast<int>(plan.tensors.size())))
+      throw std::runtime_error("dequant scale of '" + t.name + "' names tensor " + std::to_string(t.dequant->scale));
+  plan.grid = p.at("grid");
+  plan.block = p.at("block");
+  plan.shared_bytes = p.at("shared_bytes");
+  plan.defines = p.at("defines").get<std::vector<std::pair<std::string, std::string>>>();
+}
+
+}  // namespace hk

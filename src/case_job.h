@@ -1,0 +1,31 @@
+// What the parent sends a worker to run one case: the kernel's files and names, the case as the
+// parent planned it (every manifest expression already evaluated, so the worker neither reads
+// nor validates the manifest) and the run's settings. It travels as one JSON line.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "case_plan.h"
+#include "manifest.h"
+
+namespace hk {
+
+struct CaseJob {
+  std::string kernel, case_name, manifest;
+  std::string source, entry, reference;  // kernel file path, entry point, reference name
+  Params params;
+  CasePlan plan;
+  uint64_t seed = 0;      // the run's seed; each tensor's stream derives from it
+  int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
+  std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
+};
+
+// Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
+CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);
+
+void to_json(nlohmann::json& j, const CaseJob& job);
+void from_json(const nlohmann::json& j, CaseJob& job);  // throws nlohmann::json::exception or std::runtime_error
+
+}  // namespace hk

@@ -1,0 +1,176 @@
+#include "worker_session.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "interrupt.h"
+#include "subprocess.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+constexpr int kProtocolFd = 3;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+// Like Subprocess::read_line, but returns early (Read::timeout with *stopped set) when the run is
+// interrupted, so that a signal is answered within a tenth of a second.
+Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped) {
+  for (;;) {
+    if (interrupt_signal() != 0) {
+      *stopped = true;
+      return Subprocess::Read::timeout;
+    }
+    const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+    const auto r = w.read_line(line, step);
+    if (r != Subprocess::Read::timeout || Clock::now() >= deadline) return r;
+  }
+}
+
+std::string with_output(std::string text, const Subprocess& w) {
+  const std::string tail = w.output_tail(2000);
+  return tail.empty() ? text : text + "; its output: " + tail;
+}
+
+// Reads the worker's hello; fills *why when it does not come or says no.
+std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::string* why) {
+  std::string line;
+  bool stopped = false;
+  const auto r = read_or_stop(w, line, after(timeout_s), &stopped);
+  if (r != Subprocess::Read::line) {
+    if (r == Subprocess::Read::timeout) w.kill();
+    const ExitStatus st = w.wait();
+    *why = with_output(stopped ? "interrupted by " + signal_label(interrupt_signal())
+                       : r == Subprocess::Read::timeout ? fmt::format("the worker did not start within {} s", timeout_s)
+                                                        : "the worker ended before saying hello (" + st.describe() + ")",
+                       w);
+    return std::nullopt;
+  }
+  try {
+    const json hello = json::parse(line);
+    if (!hello.at("ok").get<bool>()) {
+      *why = hello.at("error").get<std::string>();
+      return std::nullopt;
+    }
+    return hello.at("device").get<DeviceInfo>();
+  } catch (const std::exception& e) {
+    *why = std::string("bad hello from the worker: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+// What a worker that said nothing more about its case left us: the verdict and its message.
+void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stopped, double timeout_s) {
+  if (stopped) {
+    r.status = Status::NOT_RUN;
+    r.message = "interrupted by " + signal_label(interrupt_signal()) + " before the case finished; the worker was killed";
+  } else if (rd == Subprocess::Read::timeout) {
+    w.kill();
+    w.wait();
+    r.status = Status::TIMEOUT;
+    r.message = fmt::format("no result within {} s; the worker was killed", timeout_s);
+    const std::string tail = w.output_tail(2000);
+    if (!tail.empty()) r.notes.push_back("worker output: " + tail);
+  } else {
+    const ExitStatus st = w.wait();
+    r.status = Status::CRASH;
+    r.message = with_output("the worker died before reporting: " + st.describe(), w);
+  }
+}
+
+}  // namespace
+
+WorkerSession::WorkerSession(WorkerLaunch launch) : launch_(std::move(launch)) {}
+
+WorkerSession::~WorkerSession() { close(); }
+
+std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
+  discard();
+  try {
+    worker_ = std::make_unique<Subprocess>(launch_.argv, kProtocolFd);
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+  add_running_worker(worker_->pid());
+  auto dev = read_hello(*worker_, launch_.start_timeout_s, why);
+  if (!dev) discard();
+  return dev;
+}
+
+CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
+  const auto t0 = Clock::now();
+  CaseResult r;
+  r.kernel = job.kernel, r.case_name = job.case_name, r.manifest = job.manifest, r.params = job.params;
+  auto finish = [&](CaseResult res) {
+    res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return res;
+  };
+  try {
+    std::string why;
+    const std::string request = json{{"type", "run"}, {"kernel", job.kernel}, {"case", job.case_name}, {"job", job}}.dump();
+    // A worker that died while idle (killed from outside) is replaced once.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!worker_ && !start(&why)) {
+        r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
+        r.message = "worker could not open the device: " + why;
+        return finish(r);
+      }
+      if (worker_->write_line(request)) break;
+      why = with_output("could not send the case to the worker", *worker_);
+      discard();
+    }
+    if (!worker_) {
+      r.message = why;
+      return finish(r);
+    }
+    history_.push_back(job.kernel + " / " + job.case_name);
+    const auto deadline = after(timeout_s);
+    for (;;) {
+      std::string line;
+      bool stopped = false;
+      const auto rd = read_or_stop(*worker_, line, deadline, &stopped);
+      if (rd != Subprocess::Read::line) {
+        fill_lost_case(r, *worker_, rd, stopped, timeout_s);
+        discard();
+        return finish(r);
+      }
+      const json msg = json::parse(line);
+      if (msg.value("type", "") != "result") continue;  // "started"
+      r = msg.at("result").get<CaseResult>();
+      break;
+    }
+  } catch (const std::exception& e) {
+    r.status = Status::ERROR;
+    r.message = std::string("harness error: ") + e.what();
+    discard();
+    return finish(r);
+  }
+  if (r.status != Status::PASS && r.status != Status::SKIP) close();
+  return finish(r);
+}
+
+void WorkerSession::close() {
+  if (!worker_) return;
+  worker_->write_line(R"({"type":"exit"})");
+  worker_->close_stdin();
+  if (!worker_->wait_for(std::chrono::seconds(10))) worker_->kill();
+  discard();
+}
+
+void WorkerSession::discard() {
+  if (worker_) {
+    remove_running_worker(worker_->pid());
+    worker_->kill();
+    worker_->wait();
+    worker_.reset();
+  }
+  history_.clear();
+}
+
+}  // namespace hk

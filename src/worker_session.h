@@ -1,0 +1,55 @@
+// The parent's end of one worker process that runs cases in sequence (worker.h has the
+// protocol). The worker is started on the first case and kept for the next ones until a result
+// leaves it unusable or untrusted: a crash, a timeout, an interrupt, a protocol error, or any
+// verdict other than PASS and SKIP (a failing kernel may have left the device in a bad state).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "case_job.h"
+#include "result.h"
+
+namespace hk {
+
+class Subprocess;
+
+struct WorkerLaunch {
+  std::vector<std::string> argv;  // the worker's command line (a wrapper such as compute-sanitizer first)
+  double start_timeout_s = 120;   // for the worker to open its device and say hello
+};
+
+class WorkerSession {
+ public:
+  explicit WorkerSession(WorkerLaunch launch);
+  ~WorkerSession();
+  WorkerSession(const WorkerSession&) = delete;
+  WorkerSession& operator=(const WorkerSession&) = delete;
+
+  // Starts the worker now (run() does it when needed) and returns its device, or nothing with
+  // *why. An interrupt while waiting counts as a failure to start.
+  std::optional<DeviceInfo> start(std::string* why);
+
+  // Runs job with a limit of timeout_s seconds from the request to the result. Whatever happens
+  // to the worker, the case gets a result (CRASH, TIMEOUT, NOT_RUN on interrupt, ERROR when the
+  // worker could not start); the timings' wall time is the parent's.
+  CaseResult run(const CaseJob& job, double timeout_s);
+
+  // Cases the current worker has run, oldest first ("kernel / case"); empty for a fresh one.
+  const std::vector<std::string>& history() const { return history_; }
+  bool running() const { return worker_ != nullptr; }
+
+  // Asks the worker to exit, and kills it if it does not within a few seconds.
+  void close();
+
+ private:
+  void discard();  // kills and reaps the worker
+  WorkerLaunch launch_;
+  std::unique_ptr<Subprocess> worker_;
+  std::vector<std::string> history_;
+};
+
+}  // namespace hk

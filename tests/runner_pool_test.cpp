@@ -1,0 +1,182 @@
+// Worker reuse (Runner::run_all) with the fake worker (tests/fake_worker.cpp): many cases per
+// worker, a crash or hang in the middle of a worker's sequence costing only that case, the rerun
+// alone that turns "fails after X" into LEAK, and --isolation case starting a worker per case.
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include "interrupt.h"
+#include "runner.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Kernels with one or more cases, in run order, and the results run_all gives them.
+struct Pool {
+  std::vector<KernelSpec> kernels;
+  std::vector<CaseResult> results;
+  size_t workers_started = 0;
+
+  void add(const std::string& name, int cases = 1) {
+    KernelSpec k;
+    k.name = name;
+    k.manifest = "fake.json";
+    for (int i = 1; i <= cases; ++i) k.cases.push_back(CaseSpec{"c" + std::to_string(i), {}, {}});
+    kernels.push_back(k);
+  }
+
+  void run(RunOptions opt) {
+    const fs::path pids = fs::temp_directory_path() / ("hk_pool_pids_" + std::to_string(::getpid()));
+    fs::remove_all(pids);
+    fs::create_directories(pids);
+    setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+    std::vector<CaseTask> tasks;
+    for (const KernelSpec& k : kernels)
+      for (const CaseSpec& c : k.cases) tasks.push_back(CaseTask{&k, &c, ""});
+    results.assign(tasks.size(), CaseResult{});
+    std::vector<int> delivered(tasks.size(), 0);
+    Runner(opt).run_all(tasks, [&](size_t i, CaseResult r) {
+      ++delivered[i];
+      results[i] = std::move(r);
+    });
+    unsetenv("FAKE_WORKER_PID_DIR");
+    for (int d : delivered) EXPECT_EQ(d, 1) << "every case gets exactly one result";
+    workers_started = static_cast<size_t>(std::distance(fs::directory_iterator(pids), fs::directory_iterator()));
+    fs::remove_all(pids);
+  }
+};
+
+RunOptions options(double timeout = 5, Isolation iso = Isolation::worker, int jobs = 1) {
+  RunOptions o{FAKE_WORKER_PATH, "fake", 0, timeout, 5, 0, ""};
+  o.isolation = iso;
+  o.jobs = jobs;
+  return o;
+}
+
+TEST(RunnerPool, OneWorkerRunsManyCases) {
+  Pool p;
+  p.add("ok_a", 3);
+  p.add("ok_b", 2);
+  p.run(options());
+  for (const CaseResult& r : p.results) EXPECT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_EQ(p.workers_started, 1u);
+  for (size_t i = 0; i < p.results.size(); ++i) EXPECT_EQ(p.results[i].placement.position, static_cast<int>(i));
+  EXPECT_EQ(p.results[0].placement.device, 0);
+}
+
+TEST(RunnerPool, IsolationCaseStartsAWorkerPerCase) {
+  Pool p;
+  p.add("ok_a", 3);
+  p.run(options(5, Isolation::case_alone));
+  for (const CaseResult& r : p.results) {
+    EXPECT_EQ(r.status, Status::PASS) << r.message;
+    EXPECT_EQ(r.placement.position, 0);
+  }
+  EXPECT_EQ(p.workers_started, 3u);
+}
+
+TEST(RunnerPool, ACrashInTheMiddleCostsOnlyThatCase) {
+  Pool p;
+  p.add("ok_a", 2);
+  p.add("segv");
+  p.add("ok_b", 2);
+  p.run(options());
+  EXPECT_EQ(p.results[0].status, Status::PASS);
+  EXPECT_EQ(p.results[1].status, Status::PASS);
+  ASSERT_EQ(p.results[2].status, Status::CRASH) << p.results[2].message;
+  EXPECT_NE(p.results[2].message.find("SIGSEGV"), std::string::npos) << p.results[2].message;
+  EXPECT_FALSE(p.results[2].leak) << "it crashes alone too: not a leak";
+  EXPECT_EQ(p.results[3].status, Status::PASS);
+  EXPECT_EQ(p.results[4].status, Status::PASS);
+  EXPECT_EQ(p.results[3].placement.position, 0) << "a fresh worker takes over after the crash";
+  EXPECT_EQ(p.workers_started, 3u) << "the first, the rerun alone of the crash, and the one after it";
+}
+
+TEST(RunnerPool, AHangInTheMiddleCostsOnlyThatCase) {
+  Pool p;
+  p.add("ok_a");
+  p.add("hang");
+  p.add("ok_b");
+  p.run(options(1.0));
+  EXPECT_EQ(p.results[0].status, Status::PASS);
+  EXPECT_EQ(p.results[1].status, Status::TIMEOUT) << p.results[1].message;
+  EXPECT_EQ(p.results[2].status, Status::PASS) << p.results[2].message;
+}
+
+TEST(RunnerPool, FailingOnlyAfterEarlierCasesIsALeakNamingThem) {
+  Pool p;
+  p.add("ok_a");
+  p.add("leak_counter", 2);
+  p.run(options());
+  EXPECT_EQ(p.results[1].status, Status::PASS) << "its first case in the worker is right";
+  const CaseResult& r = p.results[2];
+  ASSERT_EQ(r.status, Status::LEAK) << r.message;
+  ASSERT_TRUE(r.leak);
+  EXPECT_EQ(r.leak->in_worker, Status::FAIL);
+  EXPECT_EQ(r.leak->alone, Status::PASS);
+  EXPECT_EQ(r.leak->after_count, 2);
+  EXPECT_EQ(r.leak->after, (std::vector<std::string>{"ok_a / c1", "leak_counter / c1"}));
+  EXPECT_NE(r.message.find("passes alone, FAIL after ok_a / c1, leak_counter / c1"), std::string::npos) << r.message;
+}
+
+TEST(RunnerPool, AFailureConfirmedAloneKeepsItsVerdict) {
+  Pool p;
+  p.add("ok_a");
+  p.add("fail_always");
+  p.run(options());
+  EXPECT_EQ(p.results[1].status, Status::FAIL);
+  EXPECT_FALSE(p.results[1].leak);
+  bool noted = false;
+  for (const auto& n : p.results[1].notes) noted |= n.find("the same verdict alone") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(RunnerPool, JobsRunWorkersSideBySide) {
+  Pool p;
+  for (const char* k : {"slow_a", "slow_b", "slow_c", "slow_d"}) p.add(k, 2);
+  p.run(options(5, Isolation::worker, 2));
+  for (const CaseResult& r : p.results) EXPECT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_EQ(p.workers_started, 2u);
+  for (size_t i = 0; i < p.results.size(); i += 2)
+    EXPECT_EQ(p.results[i + 1].placement.position, p.results[i].placement.position + 1) << "a kernel's cases run in one worker, in order";
+}
+
+TEST(RunnerPool, DevicesEachGetTheirWorkers) {
+  Pool p;
+  for (const char* k : {"ok_a", "ok_b", "ok_c", "ok_d"}) p.add(k);
+  RunOptions o = options();
+  o.devices = {0, 3};
+  p.run(o);
+  std::set<int> used;
+  for (const CaseResult& r : p.results) used.insert(r.placement.device);
+  EXPECT_EQ(used, (std::set<int>{0, 3}));
+}
+
+TEST(RunnerPool, AnInterruptEndsTheRunningCaseAndLeavesTheRestNotRun) {
+  Pool p;
+  p.add("ok_a");
+  p.add("hang");
+  p.add("ok_b", 3);
+  std::thread later([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    request_interrupt(SIGINT);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  p.run(options(10.0));
+  later.join();
+  request_interrupt(0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  EXPECT_EQ(p.results[0].status, Status::PASS);
+  EXPECT_EQ(p.results[1].status, Status::NOT_RUN);
+  for (size_t i = 2; i < p.results.size(); ++i) EXPECT_EQ(p.results[i].status, Status::NOT_RUN);
+}
+
+}  // namespace
+}  // namespace hk
