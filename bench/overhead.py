@@ -21,7 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_CASES = [("rmsnorm", 4096, 4096, "bf16"), ("rmsnorm", 1, 128, "f32"),
                ("silu_and_mul", 4096, 4096, "bf16"), ("silu_and_mul", 1, 128, "f32"),
                ("softmax", 1024, 32000, "f32"), ("softmax", 1, 128, "bf16")]
-PARTS = ("compile", "kernel", "reference")  # the timings_ms fields that are real work, not overhead
+# The timings_ms fields that are real work, not overhead: compiling, the kernel, and the CPU side of
+# checking (building the inputs, the reference, comparing the outputs).
+PARTS = ("compile", "kernel", "reference", "inputs", "compare")
 
 
 def parse_args(argv):
@@ -119,14 +121,14 @@ def report(b):
     L = [f"hkcheck overhead bench  --  host {b['host']}, os.cpu_count() {b['cpu_count']}, cores used {b['cores']}, devices {b['devices']}",
          f"hkcheck: {b['hkcheck_version']}", "commands:"]
     L += [f"  {r['name']:<13}{r['command']}" for r in b["runs"].values() if r]
-    L += ["", f"  {'run':<13}{'cases':>6}{'wall s':>10}{'overhead ms/case':>18}{'compile ms':>12}{'kernel ms':>11}{'reference ms':>14}{'cached':>8}  exit"]
+    L += ["", f"  {'run':<13}{'cases':>6}{'wall s':>10}{'overhead ms/case':>18}{'compile ms':>12}{'kernel ms':>11}{'reference ms':>14}{'inputs ms':>11}{'compare ms':>12}{'cached':>8}  exit"]
     for name, r in b["runs"].items():
         if not r:
             L.append(f"  {name:<13}{'n/a':>6}{'n/a':>10}{'n/a':>18}   (skipped: --skip-strict)")
             continue
         s = r["sum_ms"]
         L.append(f"  {name:<13}{r['cases']:>6}{r['wall_s']:>10.2f}{f(r['overhead_ms_per_case'], '.2f'):>18}"
-                 f"{s['compile']:>12.1f}{s['kernel']:>11.1f}{s['reference']:>14.1f}{r['compile_cached']:>8}  {r['exit_code']}")
+                 f"{s['compile']:>12.1f}{s['kernel']:>11.1f}{s['reference']:>14.1f}{s['inputs']:>11.1f}{s['compare']:>12.1f}{r['compile_cached']:>8}  {r['exit_code']}")
     v = b["verdicts"]
     L.append("")
     if v["compared"] is None:
@@ -137,8 +139,12 @@ def report(b):
     fl = b["floor"]
     L += ["", f"floor: {f(fl['seconds'], '.2f')} s = context {f(fl['context_s'])} s/worker start ({fl['context_from']}) x {b['devices']} device(s)"
               f" + kernel {fl['kernel_s']:.3f} s + reference {fl['reference_s']:.3f} s / {b['cores']} cores"
-              f" + compile {fl['compile_s']:.3f} s / {b['cores']} cores   (sums from the default cold run)", "ratios:"]
-    L += [f"  {k:<34}{f(x, '.2f')}" for k, x in b["ratios"].items()]
+              f" + compile {fl['compile_s']:.3f} s / {b['cores']} cores   (sums from the default cold run)",
+          f"floor with the CPU check work: {f(fl['with_checks_s'], '.2f')} s = floor + (inputs {fl['inputs_s']:.3f} s"
+          f" + compare {fl['compare_s']:.3f} s) / {b['cores']} cores",
+          f"with the warm cache's own sums: floor {f(fl['warm_seconds'], '.2f')} s, with the CPU check work {f(fl['warm_with_checks_s'], '.2f')} s",
+          "ratios:"]
+    L += [f"  {k:<48}{f(x, '.2f')}" for k, x in b["ratios"].items()]
     t = b["torch"]
     L.append("")
     if "skipped" in t:
@@ -180,9 +186,18 @@ def main():
             context_from = f"median over {len(strict['_rest_s'])} strict cases of wall - compile - kernel - reference"
         else:
             context_s, context_from = None, "unknown: no strict run; give --context-s"
-        sec = {p: cold["sum_ms"][p] / 1000 for p in PARTS}
-        floor = (None if context_s is None else
-                 context_s * args.devices + sec["kernel"] + sec["reference"] / args.cores + sec["compile"] / args.cores)
+        def floors(run):
+            """The floor as defined (context per device + kernels + references and compiles over the
+            cores) and the floor that also spreads building inputs and comparing outputs, which the
+            run cannot skip either (for big tensors it outweighs the references)."""
+            sec = {p: run["sum_ms"][p] / 1000 for p in PARTS}
+            if context_s is None:
+                return sec, None, None
+            base = context_s * args.devices + sec["kernel"] + (sec["reference"] + sec["compile"]) / args.cores
+            return sec, base, base + (sec["inputs"] + sec["compare"]) / args.cores
+
+        sec, floor, floor_checks = floors(cold)
+        _, warm_floor, warm_floor_checks = floors(warm)
         default_pc = div(cold["wall_s"], cold["cases"])
         torch = torch_baseline(args)
         b = {"host": socket.gethostname(), "cpu_count": os.cpu_count(), "cores": args.cores, "devices": args.devices,
@@ -192,10 +207,14 @@ def main():
              "verdicts": {"compared": compared,
                           "differences": [{"kernel": k, "case": c, "strict": s, "default": d} for k, c, s, d in diffs]},
              "floor": {"seconds": floor, "context_s": context_s, "context_from": context_from,
-                       "kernel_s": sec["kernel"], "reference_s": sec["reference"], "compile_s": sec["compile"]},
+                       "kernel_s": sec["kernel"], "reference_s": sec["reference"], "compile_s": sec["compile"],
+                       "inputs_s": sec["inputs"], "compare_s": sec["compare"], "with_checks_s": floor_checks,
+                       "warm_seconds": warm_floor, "warm_with_checks_s": warm_floor_checks},
              "default_s_per_case": default_pc,
              "ratios": {"default / floor (cold cache)": div(cold["wall_s"], floor),
-                        "default_warm / floor": div(warm["wall_s"], floor),
+                        "default_warm / floor (warm cache)": div(warm["wall_s"], warm_floor),
+                        "default / floor with checks (cold cache)": div(cold["wall_s"], floor_checks),
+                        "default_warm / floor with checks (warm cache)": div(warm["wall_s"], warm_floor_checks),
                         "strict / default": div(strict and strict["wall_s"], cold["wall_s"]),
                         "torch / default (s per case)": div(torch.get("mean_s_per_case"), default_pc)},
              "torch": torch}

@@ -206,6 +206,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   }
 
   // Inputs in double, rounded to their dtype: exactly what the kernel will see.
+  const auto t_inputs = Clock::now();
   ref::Context ctx;
   for (const auto& [name, v] : plan.params) {
     if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
@@ -221,6 +222,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
     ctx.tensors[t.name] = std::move(rt);
   }
+  r.timings.inputs_ms = ms_since(t_inputs);
 
   // Compile (or fetch from the cache) and load.
   std::vector<std::string> options;
@@ -279,11 +281,13 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
         return finish(r);
       }
       ptrs.push_back(base + kGuardBytes);
+      const auto t_pack = Clock::now();
       if (t.role == Role::out) {
         initial[i] = poisoned_buffer(t.dtype, t.numel);
       } else {
         initial[i] = pack(t.dtype, ctx.tensors[t.name].data);
       }
+      r.timings.inputs_ms += ms_since(t_pack);
     }
     std::vector<ScalarArg> scalars(plan.args.size());
     std::vector<void*> argv;
@@ -348,6 +352,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
     r.timings.reference_ms = ms_since(t_ref);
 
+    const auto t_compare = Clock::now();
     bool pass = true;
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
       const TensorPlan& t = plan.tensors[i];
@@ -371,6 +376,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       }
       pass &= r.outputs.back().pass;
     }
+    r.timings.compare_ms = ms_since(t_compare);
     for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));
     for (const RepeatDiff& d : r.repeat_diffs)
       r.notes.push_back(fmt::format("{}: {} element(s) differ between launch 1 and launch {} on the same inputs", d.tensor, d.elements, d.launch));

@@ -1,5 +1,6 @@
 // hkcheck: proves GPU kernels right. See README.md; `hkcheck --help` lists the options.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -89,6 +90,14 @@ int diff_command(const std::string& a, const std::string& b) {
   return d.changed.empty() ? kExitOk : kExitFailed;
 }
 
+// Workers per device: enough to keep the CPU-side work (inputs, references, comparisons) of
+// some cases going while another's kernel runs, and few enough that their device contexts, which
+// a GPU creates one at a time (~0.25 s each), do not hold up the start.
+int default_jobs(size_t devices) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp(cores / (2 * static_cast<int>(devices)), std::min(cores, 2), 8);
+}
+
 // --resume: settings not given on the command line come from the journal's header; one given
 // that differs from it is refused, since the finished cases were run with the header's.
 template <class T>
@@ -136,7 +145,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber)
       ->excludes(device_opt);
-  app.add_option("--jobs", jobs, "Workers per GPU running cases at once (0: 2, or 1 on a one-core machine)")
+  app.add_option("--jobs", jobs, "Workers per GPU running cases at once (0: cores / (2 x GPUs), at least 2, at most 8)")
       ->capture_default_str()
       ->check(CLI::Range(0, 64));
   app.add_option("--isolation", isolation,
@@ -281,7 +290,7 @@ int main(int argc, char** argv) {
   }
 
   if (devices.empty()) devices = {device};
-  if (jobs == 0) jobs = std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  if (jobs == 0) jobs = default_jobs(devices.size());
   RunOptions ropt{worker_exe.empty() ? exe : worker_exe, backend, devices.front(), timeout, 120, seed, cache_dir,
                   {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads)}, repeat};
   ropt.isolation = isolation == "case" ? Isolation::case_alone : Isolation::worker;

@@ -183,6 +183,8 @@ void to_json(json& j, const CaseResult& r) {
          {"compile_cached", r.timings.compile_cached},
          {"kernel", r.timings.kernel_ms},
          {"reference", r.timings.reference_ms},
+         {"inputs", r.timings.inputs_ms},
+         {"compare", r.timings.compare_ms},
          {"wall", r.timings.wall_ms}}},
        {"notes", r.notes},
        {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
@@ -224,7 +226,8 @@ void from_json(const json& j, CaseResult& r) {
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");
-  r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached")};
+  r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached"), t.value("inputs", 0.0),
+               t.value("compare", 0.0)};
   r.notes = j.value("notes", std::vector<std::string>{});
   r.launches = j.value("launches", 0);
   r.guards.clear();

@@ -66,6 +66,8 @@ struct Placement {
 struct Timings {
   double compile_ms = 0, kernel_ms = 0, reference_ms = 0, wall_ms = 0;
   bool compile_cached = false;
+  double inputs_ms = 0;   // generating, rounding and packing the inputs, poisoning the outputs
+  double compare_ms = 0;  // comparing the outputs with the reference's (and dequantization checks)
 };
 
 struct CaseResult {

@@ -15,12 +15,15 @@ namespace {
 
 constexpr int kProtocolFd = 3;
 
-// Runs of consecutive tasks of one kernel: each runs in order in one worker, so a kernel's cases
-// see each other's device state deterministically (and its program is loaded once).
+// Runs of consecutive cases of one kernel, at most kMaxUnit long: each runs in order in one
+// worker, so a kernel's cases see each other's device state the same way every run (and its
+// program is loaded once per run of cases). The bound keeps a kernel of many cases from holding
+// up the end of the run while other workers sit idle.
+constexpr size_t kMaxUnit = 16;
 std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks) {
   std::vector<std::vector<size_t>> units;
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (units.empty() || tasks[units.back().front()].kernel != tasks[i].kernel) units.emplace_back();
+    if (units.empty() || tasks[units.back().front()].kernel != tasks[i].kernel || units.back().size() == kMaxUnit) units.emplace_back();
     units.back().push_back(i);
   }
   return units;

@@ -3,7 +3,7 @@
 //
 // Isolation "worker" (the default): a worker runs many cases in sequence, so the device context
 // is created once per worker instead of once per case. The cases of one kernel run in order in
-// one worker; a worker is replaced after any verdict but PASS and SKIP. A case that does not pass
+// one worker (in runs of at most 16); a worker is replaced after any verdict but PASS and SKIP. A case that does not pass
 // after earlier cases in its worker is run again alone in a fresh worker: when that verdict
 // differs, the case is LEAK (state left by the earlier cases changed it), naming them.
 // Isolation "case": one fresh worker per case, as --sanitize and repro reruns use.
