@@ -105,6 +105,9 @@ Subprocess::Read Subprocess::read_line(std::string& line, std::chrono::steady_cl
       proto_buf_.erase(0, nl + 1);
       return Read::line;
     }
+    // A child that floods the protocol must not exhaust the parent's memory.
+    if (proto_buf_.size() > kMaxProtocolLine)
+      throw std::runtime_error(fmt::format("the worker sent more than {} MiB on its protocol descriptor without a line end", kMaxProtocolLine >> 20));
     if (proto_fd_ < 0) return Read::eof;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return Read::timeout;

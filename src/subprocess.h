@@ -29,7 +29,9 @@ class Subprocess {
   Subprocess& operator=(const Subprocess&) = delete;
 
   enum class Read { line, eof, timeout };
+  static constexpr size_t kMaxProtocolLine = size_t{256} << 20;
   // Next protocol line (without '\n'), waiting until deadline; output is drained meanwhile.
+  // Throws std::runtime_error when more than kMaxProtocolLine bytes come without a line end.
   Read read_line(std::string& line, std::chrono::steady_clock::time_point deadline);
   bool write_line(const std::string& line);
   void close_stdin();

@@ -84,18 +84,19 @@ int run_worker(const WorkerOptions& opt) {
     CaseResult r;
     CaseJob job;
     bool sticky = false;
+    const json id = req.value("id", json(""));  // echoed, so the parent takes only the answer to its request
     try {
       job = req.at("job").get<CaseJob>();
     } catch (const std::exception& e) {
       r.kernel = req.value("kernel", "");
       r.case_name = req.value("case", "");
       r.message = std::string("the worker could not read the case it was sent: ") + e.what();
-      chan.send({{"type", "result"}, {"result", r}});
+      chan.send({{"type", "result"}, {"id", id}, {"result", r}});
       continue;
     }
-    chan.send({{"type", "started"}, {"kernel", job.kernel}, {"case", job.case_name}});
+    chan.send({{"type", "started"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}});
     r = execute_case(*be, job, cache, &sticky);
-    chan.send({{"type", "result"}, {"result", r}});
+    chan.send({{"type", "result"}, {"id", id}, {"result", r}});
     if (sticky) return kStickyExit;
   }
   return 0;

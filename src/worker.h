@@ -2,11 +2,12 @@
 // (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it:
 //   worker -> parent (protocol fd): {"type":"hello","ok":true,"device":{...}}
 //                                    or {"type":"hello","ok":false,"error":"..."}
-//   parent -> worker (stdin):        {"type":"run","kernel":K,"case":C,"job":{...CaseJob...}}
+//   parent -> worker (stdin):        {"type":"run","id":I,"kernel":K,"case":C,"job":{...CaseJob...}}
 //                                    (case_job.h: the case planned by the parent, its seed,
 //                                    launches and the repro folder for a failing case's output)
-//   worker -> parent:                {"type":"started","kernel":K,"case":C}
-//                                    then {"type":"result","result":{...CaseResult...}}
+//   worker -> parent:                {"type":"started","id":I,"kernel":K,"case":C}
+//                                    then {"type":"result","id":I,"result":{...CaseResult...}}
+//                                    (the parent takes only lines carrying its request's id I)
 //   parent -> worker:                {"type":"exit"} or end of input
 // A worker runs any number of cases in sequence, each program loaded once; after a sticky device
 // fault it reports the case and exits with kStickyExit, since only a new process gets a working

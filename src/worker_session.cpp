@@ -1,6 +1,8 @@
 #include "worker_session.h"
 
+#include <atomic>
 #include <chrono>
+#include <random>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -76,11 +78,23 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
     r.message = fmt::format("no result within {} s; the worker was killed", timeout_s);
     const std::string tail = w.output_tail(2000);
     if (!tail.empty()) r.notes.push_back("worker output: " + tail);
-  } else {
-    const ExitStatus st = w.wait();
+  } else if (w.wait_for(std::chrono::seconds(2))) {
     r.status = Status::CRASH;
-    r.message = with_output("the worker died before reporting: " + st.describe(), w);
+    r.message = with_output("the worker died before reporting: " + w.wait().describe(), w);
+  } else {  // the protocol closed under a live worker: only the kernel or a broken worker does that
+    w.kill();
+    w.wait();
+    r.status = Status::CRASH;
+    r.message = with_output("the worker closed its protocol descriptor without reporting (did the kernel close descriptor 3?); it was killed", w);
   }
+}
+
+// Names one request, so that only its own answer is taken: a line a kernel prints on the
+// protocol descriptor, or one left over from an earlier case, does not carry it.
+std::string request_id() {
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t salt = std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
+  return fmt::format("{:016x}-{}", salt, counter++);
 }
 
 }  // namespace
@@ -113,7 +127,8 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
   };
   try {
     std::string why;
-    const std::string request = json{{"type", "run"}, {"kernel", job.kernel}, {"case", job.case_name}, {"job", job}}.dump();
+    const std::string id = request_id();
+    const std::string request = json{{"type", "run"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}, {"job", job}}.dump();
     // A worker that died while idle (killed from outside) is replaced once.
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_ && !start(&why)) {
@@ -131,6 +146,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
     }
     history_.push_back(job.kernel + " / " + job.case_name);
     const auto deadline = after(timeout_s);
+    int ignored = 0;
     for (;;) {
       std::string line;
       bool stopped = false;
@@ -141,10 +157,17 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         return finish(r);
       }
       const json msg = json::parse(line);
+      if (!msg.is_object() || msg.value("id", "") != id) {
+        ++ignored;
+        continue;
+      }
       if (msg.value("type", "") != "result") continue;  // "started"
       r = msg.at("result").get<CaseResult>();
+      if (r.kernel != job.kernel || r.case_name != job.case_name)
+        throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
       break;
     }
+    if (ignored) r.notes.push_back(fmt::format("ignored {} line(s) on the protocol descriptor that did not answer this case (printed by the kernel?)", ignored));
   } catch (const std::exception& e) {
     r.status = Status::ERROR;
     r.message = std::string("harness error: ") + e.what();

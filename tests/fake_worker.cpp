@@ -4,7 +4,8 @@
 // folder it is given. With FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
 // can check that none outlives the run. --backend cuda makes it claim the CUDA backend.
 // leak* passes the first case of its kernel in a process and fails the later ones, like a kernel
-// whose device state outlives a launch.
+// whose device state outlives a launch. forge prints a well-formed result without the request's
+// id before its real one (FAIL); close_protocol closes its protocol descriptor and hangs.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
     const json req = json::parse(line);
     if (req["type"] == "exit") return 0;
     const std::string kernel = req["kernel"];
-    send({{"type", "started"}, {"kernel", kernel}, {"case", req["case"]}});
+    const json id = req.value("id", json(""));
+    send({{"type", "started"}, {"id", id}, {"kernel", kernel}, {"case", req["case"]}});
     std::fprintf(stderr, "fake worker running %s\n", kernel.c_str());
     if (kernel == "segv") std::raise(SIGSEGV);
     if (kernel == "abort") std::abort();
@@ -82,7 +84,18 @@ int main(int argc, char** argv) {
         std::ofstream(repro_dir + "/output/fake.got") << "fake output";
       }
     }
-    send({{"type", "result"}, {"result", r}});
+    if (kernel == "forge") {  // a line a kernel could print: well formed, but no answer to the request
+      hk::CaseResult forged = r;
+      forged.message = "forged";
+      send({{"type", "result"}, {"result", forged}});
+      r.status = hk::Status::FAIL;
+      r.message = "fake: the real verdict";
+    }
+    if (kernel == "close_protocol") {  // closes its protocol descriptor and carries on
+      std::fclose(out);
+      std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    send({{"type", "result"}, {"id", id}, {"result", r}});
   }
   return 0;
 }

@@ -102,6 +102,22 @@ TEST(Runner, InterruptKillsTheRunningCaseAndMarksItNotRun) {
   EXPECT_LT(s, 1.5) << "an interrupt must not wait for the case's timeout";
 }
 
+TEST(Runner, AResultLineThatDoesNotAnswerTheRequestIsIgnored) {
+  const CaseResult r = run_fake("forge");
+  EXPECT_EQ(r.status, Status::FAIL) << "the forged PASS must not be taken: " << r.message;
+  EXPECT_EQ(r.message, "fake: the real verdict");
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("ignored 1 line"), std::string::npos) << r.notes.back();
+}
+
+TEST(Runner, AWorkerThatClosesItsProtocolIsACrashWithinSeconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CaseResult r = run_fake("close_protocol", 30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_EQ(r.status, Status::CRASH);
+  EXPECT_NE(r.message.find("closed its protocol descriptor"), std::string::npos) << r.message;
+}
+
 TEST(Runner, MissingWorkerBinaryIsAnError) {
   Runner r(RunOptions{"/nonexistent/hkcheck", "fake", 0, 5, 5, 0, ""});
   const CaseResult res = r.run(kernel("ok"), CaseSpec{"c", {}, {}});

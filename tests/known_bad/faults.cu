@@ -22,10 +22,14 @@ HK_KERNEL void trap(f32* out, const f32* x, int n) {
 }
 
 HK_KERNEL void endless(f32* out, const f32* x, int n) {
-  // The clock never runs backwards, so this never ends; reading it is a side effect the
-  // compiler cannot remove (an empty loop on a local may be optimised away).
-  const long long start = clock64();
-  while (clock64() - start >= 0) {
+  // Waits for an input to change, which it never does. The condition is read from memory
+  // through a volatile pointer, so the compiler must keep the loop (an empty loop on a local is
+  // optimised away). A clock-based condition is not safe: a kernel preempted and resumed on
+  // another SM, as when several workers share the GPU, reads that SM's clock, which may be
+  // behind; such a loop ended after 0.3 s on an H100.
+  const volatile unsigned* p = reinterpret_cast<const volatile unsigned*>(x);
+  const unsigned first = p[0];
+  while (p[0] == first) {
   }
   out[0] = x[0] + n;
 }
