@@ -14,6 +14,7 @@
 #include "file_util.h"
 #include "generator.h"
 #include "guard.h"
+#include "parallel_for.h"
 #include "repeat_compare.h"
 #include "reference.h"
 #include "repro.h"
@@ -218,7 +219,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
     } else {
       rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.case_name, t.name));
-      for (double& x : rt.data) x = round_to_dtype(t.dtype, x);
+      parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) rt.data[static_cast<size_t>(e)] = round_to_dtype(t.dtype, rt.data[static_cast<size_t>(e)]);
+      });
     }
     ctx.tensors[t.name] = std::move(rt);
   }

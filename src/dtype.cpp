@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "parallel_for.h"
 #include "prelude/hk_minifloat.h"
 
 namespace hk {
@@ -286,7 +287,10 @@ bool is_poison_element(DType t, const uint8_t* data, int64_t i) {
 
 std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
   std::vector<uint8_t> out(storage_bytes(t, static_cast<int64_t>(values.size())));  // padding nibble 0
-  for (size_t i = 0; i < values.size(); ++i) encode_element(t, values[i], out.data(), static_cast<int64_t>(i));
+  // Chunks are of an even length, so two fp4 values sharing a byte are packed by one thread.
+  parallel_chunks(static_cast<int64_t>(values.size()), kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) encode_element(t, values[static_cast<size_t>(i)], out.data(), i);
+  });
   return out;
 }
 

@@ -1,7 +1,10 @@
 #include "generator.h"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
+
+#include "parallel_for.h"
 
 namespace hk {
 namespace {
@@ -20,6 +23,16 @@ class SplitMix64 {
  private:
   uint64_t state_;
 };
+
+// Draw k (from 0) of the splitmix64 stream of seed, without the draws before it: the state after
+// k draws is seed + k * 0x9E37..., so each chunk of a tensor can be generated on its own thread
+// and the values are exactly those of drawing in sequence.
+double uniform01_at(uint64_t seed, uint64_t k) {
+  uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
 
 uint64_t fnv1a(uint64_t h, const std::string& s) {
   for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
@@ -42,36 +55,49 @@ uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::st
 
 std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
   std::vector<double> v(static_cast<size_t>(n));
-  SplitMix64 rng(seed);
+  // Element-wise kinds fill chunks in parallel (kElementChunk is even: Box-Muller pairs stay whole).
+  auto fill = [&](const std::function<void(int64_t, int64_t)>& range) {
+    parallel_chunks(n, kElementChunk, [&](int64_t, int64_t begin, int64_t end) { range(begin, end); });
+  };
   if (g.kind == "normal") {
     const double mean = field(g, "mean", 0), std = field(g, "std", 1);
-    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller gives two values per pair of draws
-      const double u1 = 1.0 - rng.uniform01(), u2 = rng.uniform01();
-      const double r = std::sqrt(-2.0 * std::log(u1));
-      v[i] = mean + std * r * std::cos(2 * M_PI * u2);
-      if (i + 1 < n) v[i + 1] = mean + std * r * std::sin(2 * M_PI * u2);
-    }
+    fill([&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; i += 2) {  // Box-Muller gives two values per pair of draws
+        const uint64_t pair = static_cast<uint64_t>(i);  // draws i and i + 1
+        const double u1 = 1.0 - uniform01_at(seed, pair), u2 = uniform01_at(seed, pair + 1);
+        const double r = std::sqrt(-2.0 * std::log(u1));
+        v[i] = mean + std * r * std::cos(2 * M_PI * u2);
+        if (i + 1 < n) v[i + 1] = mean + std * r * std::sin(2 * M_PI * u2);
+      }
+    });
   } else if (g.kind == "uniform") {
     const double lo = field(g, "low", 0), hi = field(g, "high", 1);
-    for (auto& x : v) x = lo + (hi - lo) * rng.uniform01();
+    fill([&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) v[i] = lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i));
+    });
   } else if (g.kind == "int") {
     const double lo = std::ceil(field(g, "low", 0)), hi = std::floor(field(g, "high", 0));
     if (hi < lo) throw std::runtime_error("generator int: high < low");
     const double span = hi - lo + 1;
-    for (auto& x : v) x = lo + std::min(std::floor(rng.uniform01() * span), span - 1);
+    fill([&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) v[i] = lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1);
+    });
   } else if (g.kind == "arange") {
     const double start = field(g, "start", 0), step = field(g, "step", 1);
     const bool has_mod = g.fields.count("mod") != 0;
     const double mod = field(g, "mod", 0);
-    for (int64_t i = 0; i < n; ++i) {
-      double x = start + static_cast<double>(i) * step;
-      if (has_mod && mod != 0) x = std::fmod(x, mod);
-      v[i] = x;
-    }
+    fill([&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        double x = start + static_cast<double>(i) * step;
+        if (has_mod && mod != 0) x = std::fmod(x, mod);
+        v[i] = x;
+      }
+    });
   } else if (g.kind == "constant") {
     const double c = field(g, "value", 0);
     for (auto& x : v) x = c;
   } else if (g.kind == "permutation") {
+    SplitMix64 rng(seed);
     const double start = field(g, "start", 0), step = field(g, "step", 1);
     for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
     for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates

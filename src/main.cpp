@@ -98,6 +98,11 @@ int default_jobs(size_t devices) {
   return std::clamp(cores / (2 * static_cast<int>(devices)), std::min(cores, 2), 8);
 }
 
+// Threads each worker spreads the inputs, packing and comparison of a big case over. More than
+// cores / workers: while some workers wait on their GPU or have finished, the others get the
+// idle cores (the last big cases of a run would otherwise run on one core each).
+int worker_cpu_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / 2)); }
+
 // --resume: settings not given on the command line come from the journal's header; one given
 // that differs from it is refused, since the finished cases were run with the header's.
 template <class T>
@@ -127,7 +132,7 @@ int main(int argc, char** argv) {
   HostOptions host;
   double timeout = 30;
   uint64_t seed = 0;
-  int device = 0, protocol_fd = 3, repeat = 1, jobs = 0;
+  int device = 0, protocol_fd = 3, repeat = 1, jobs = 0, cpu_threads = 1;
   std::vector<int> devices;
   std::string isolation = "worker";
   app.add_option("kernels", patterns, "Kernel names or shell globs (e.g. rmsnorm 'activation*'); none means all");
@@ -185,6 +190,7 @@ int main(int argc, char** argv) {
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", worker_exe, "Internal: the program started as the worker (tests)")->group("");
+  app.add_option("--cpu-threads", cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
   CLI11_PARSE(app, argc, argv);
   if (no_cache) cache_dir.clear();
 
@@ -193,7 +199,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (!diff_files.empty()) return diff_command(diff_files[0], diff_files[1]);
-  if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir, host});
+  if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir, host, cpu_threads});
   if (all && !patterns.empty()) {
     fmt::print(stderr, "hkcheck: give --all or kernel names, not both\n");
     return kExitUsage;
@@ -292,7 +298,9 @@ int main(int argc, char** argv) {
   if (devices.empty()) devices = {device};
   if (jobs == 0) jobs = default_jobs(devices.size());
   RunOptions ropt{worker_exe.empty() ? exe : worker_exe, backend, devices.front(), timeout, 120, seed, cache_dir,
-                  {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads)}, repeat};
+                  {"--host-profile", host.profile, "--host-threads", std::to_string(host.threads), "--cpu-threads",
+                   std::to_string(worker_cpu_threads())},
+                  repeat};
   ropt.isolation = isolation == "case" ? Isolation::case_alone : Isolation::worker;
   ropt.jobs = jobs;
   ropt.devices = devices;

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "case_exec.h"
 #include "case_job.h"
+#include "parallel_for.h"
 
 namespace hk {
 namespace {
@@ -54,6 +55,7 @@ int run_worker(const WorkerOptions& opt) {
   // of a worker's time on big cases); from the heap, freed memory is reused instead.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  set_parallel_threads(opt.cpu_threads);
   Channel chan(opt.protocol_fd);
   if (!chan.ok()) {
     std::cerr << "hkcheck worker: protocol descriptor " << opt.protocol_fd << " is not open\n";

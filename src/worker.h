@@ -26,6 +26,7 @@ struct WorkerOptions {
   int protocol_fd = 3;
   std::string cache_dir;
   HostOptions host;
+  int cpu_threads = 1;  // for the data-parallel loops of a case (parallel_for.h)
 };
 
 constexpr int kStickyExit = 3;

@@ -1,4 +1,5 @@
 #include "generator.h"
+#include "parallel_for.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,48 @@ TEST(Generator, ArangeConstantAndPermutation) {
   EXPECT_NE(p, generate(gen("arange", {{"start", 10}}), 100, 0));  // shuffled
   std::sort(p.begin(), p.end());
   EXPECT_EQ(p, generate(gen("arange", {{"start", 10}}), 100, 0));  // and complete
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// The stream as drawn one value after another (splitmix64, Box-Muller in pairs), written out here
+// on its own: the chunked, multi-threaded generator must give exactly these values.
+std::vector<double> drawn_in_sequence(const std::string& kind, int64_t n, uint64_t seed) {
+  uint64_t state = seed;
+  auto uniform01 = [&] {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  };
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i += (kind == "normal" ? 2 : 1)) {
+    if (kind == "normal") {
+      const double u1 = 1.0 - uniform01(), u2 = uniform01();
+      const double r = std::sqrt(-2.0 * std::log(u1));
+      v[i] = 0.5 + 2.0 * r * std::cos(2 * M_PI * u2);
+      if (i + 1 < n) v[i + 1] = 0.5 + 2.0 * r * std::sin(2 * M_PI * u2);
+    } else {
+      v[i] = -3 + 5 * uniform01();
+    }
+  }
+  return v;
+}
+
+TEST(Generator, ChunksOnSeveralThreadsGiveTheSequentialStream) {
+  const int64_t n = 3 * kElementChunk + 12345;  // several chunks and a short odd tail
+  for (int threads : {1, 4}) {
+    set_parallel_threads(threads);
+    const auto normal = generate(GeneratorPlan{"normal", {{"mean", 0.5}, {"std", 2.0}}}, n, 99);
+    const auto uniform = generate(GeneratorPlan{"uniform", {{"low", -3}, {"high", 2}}}, n, 99);
+    EXPECT_EQ(normal, drawn_in_sequence("normal", n, 99)) << threads << " threads";
+    EXPECT_EQ(uniform, drawn_in_sequence("uniform", n, 99)) << threads << " threads";
+  }
+  set_parallel_threads(1);
 }
 
 }  // namespace
