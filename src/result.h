@@ -68,6 +68,7 @@ struct Timings {
   bool compile_cached = false;
   double inputs_ms = 0;   // generating, rounding and packing the inputs, poisoning the outputs
   double compare_ms = 0;  // comparing the outputs with the reference's (and dequantization checks)
+  double worker_start_ms = 0;  // starting a worker (process and device context) for this case; 0 in a reused one
 };
 
 struct CaseResult {

@@ -121,8 +121,10 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
   const auto t0 = Clock::now();
   CaseResult r;
   r.kernel = job.kernel, r.case_name = job.case_name, r.manifest = job.manifest, r.params = job.params;
+  double worker_start_ms = 0;
   auto finish = [&](CaseResult res) {
     res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    res.timings.worker_start_ms = worker_start_ms;
     return res;
   };
   try {
@@ -131,10 +133,15 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
     const std::string request = json{{"type", "run"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}, {"job", job}}.dump();
     // A worker that died while idle (killed from outside) is replaced once.
     for (int attempt = 0; attempt < 2; ++attempt) {
-      if (!worker_ && !start(&why)) {
-        r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
-        r.message = "worker could not open the device: " + why;
-        return finish(r);
+      if (!worker_) {
+        const auto t_start = Clock::now();
+        const bool started = start(&why).has_value();
+        worker_start_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+        if (!started) {
+          r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
+          r.message = "worker could not open the device: " + why;
+          return finish(r);
+        }
       }
       if (worker_->write_line(request)) break;
       why = with_output("could not send the case to the worker", *worker_);
