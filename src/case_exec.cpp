@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "case_plan.h"
@@ -106,6 +108,12 @@ ScalarArg make_scalar(DType t, double v) {
   return a;
 }
 
+// A cache entry is the binary behind a line giving its size and hash, checked before use.
+constexpr const char* kCacheMagic = "HKCC1";
+std::string seal_cache_entry(const std::string& binary) {
+  return fmt::format("{} {} {:016x}\n", kCacheMagic, binary.size(), fnv1a(binary)) + binary;
+}
+
 CaseResult job_result(const CaseJob& job) {
   CaseResult r;
   r.kernel = job.kernel;
@@ -117,6 +125,18 @@ CaseResult job_result(const CaseJob& job) {
 }
 
 }  // namespace
+
+std::optional<std::string> unseal_cache_entry(const std::string& entry) {
+  const size_t nl = entry.find('\n');
+  if (nl == std::string::npos || nl > 64) return std::nullopt;
+  char magic[8] = {};
+  unsigned long long size = 0, hash = 0;
+  if (std::sscanf(entry.substr(0, nl).c_str(), "%7s %llu %llx", magic, &size, &hash) != 3 || std::string(magic) != kCacheMagic)
+    return std::nullopt;
+  std::string binary = entry.substr(nl + 1);
+  if (binary.empty() || binary.size() != size || fnv1a(binary) != hash) return std::nullopt;
+  return binary;
+}
 
 Backend::Kernel CompileCache::load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry) {
   const std::string id = key + "\n" + entry;
@@ -144,8 +164,8 @@ CompileOutput CompileCache::get(Backend& be, const std::string& source, const st
     if (in) {
       std::stringstream ss;
       ss << in.rdbuf();
-      CompileOutput out{true, ss.str(), ""};
-      if (!out.binary.empty()) return memory_[key] = out;
+      // A torn or altered entry (a full disk, a killed writer) is compiled again, never loaded.
+      if (auto binary = unseal_cache_entry(ss.str())) return memory_[key] = CompileOutput{true, std::move(*binary), ""};
     }
   }
   *cached = false;
@@ -155,7 +175,7 @@ CompileOutput CompileCache::get(Backend& be, const std::string& source, const st
     if (!file.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);
-      write_file_atomic(file, out.binary, nullptr);  // best effort: a cache that cannot be written only costs time
+      write_file_atomic(file, seal_cache_entry(out.binary), nullptr);  // best effort: a cache that cannot be written only costs time
     }
   }
   return out;
@@ -218,7 +238,12 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     if (t.role == Role::out) {
       rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
     } else {
-      rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.case_name, t.name));
+      try {
+        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.case_name, t.name));
+      } catch (const std::exception& e) {  // a harness-side error, not a crash of the kernel
+        r.message = fmt::format("{}: tensor '{}': {}", job.manifest, t.name, e.what());
+        return finish(r);
+      }
       parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) rt.data[static_cast<size_t>(e)] = round_to_dtype(t.dtype, rt.data[static_cast<size_t>(e)]);
       });

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "backend.h"
@@ -42,6 +43,10 @@ class CompileCache {
 };
 
 struct CaseJob;
+
+// The binary of a compile-cache file, or nothing when the file is torn, altered or of an older
+// format (it is then compiled again).
+std::optional<std::string> unseal_cache_entry(const std::string& entry);
 
 // Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
 // dead after this case (the result is CRASH).

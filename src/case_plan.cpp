@@ -1,5 +1,7 @@
 #include "case_plan.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
@@ -122,7 +124,13 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     }
     if (ts.init) {
       t.init.kind = ts.init->kind;
-      for (const auto& [field, text] : ts.init->fields) t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
+      for (const auto& [field, text] : ts.init->fields) {
+        t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
+        if (!std::isfinite(t.init.fields[field]))
+          throw PlanError(path + "/init/" + field, fmt::format("evaluates to {}: the inputs would not be numbers", t.init.fields[field]));
+      }
+      if (t.init.kind == "int" && std::ceil(t.init.fields["low"]) > std::floor(t.init.fields["high"]))
+        throw PlanError(path + "/init", fmt::format("int generator: no integer between low {} and high {}", t.init.fields["low"], t.init.fields["high"]));
     }
     if (ts.role != Role::in) {
       t.tolerance = default_tolerance(t.dtype);

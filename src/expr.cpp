@@ -31,7 +31,8 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw ExprError(fmt::format("in expression \"{}\" at offset {}: {}", s_, pos_, what));
+    const std::string shown = s_.size() > 200 ? s_.substr(0, 200) + "..." : s_;
+    throw ExprError(fmt::format("in expression \"{}\" at offset {}: {}", shown, pos_, what));
   }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -41,7 +42,19 @@ class Parser {
     if (pos_ < s_.size() && s_[pos_] == c) { ++pos_; return true; }
     return false;
   }
+  // Each nesting level is a few stack frames: a pathological expression must fail, not overflow.
+  struct Nesting {
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxDepth) p_.fail(fmt::format("nested more than {} levels deep", kMaxDepth));
+    }
+    ~Nesting() { --p_.depth_; }
+    Parser& p_;
+  };
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0;
+
   double expr() {
+    const Nesting nest(*this);
     double v = term();
     for (;;) {
       if (eat('+')) v += term();
@@ -69,6 +82,7 @@ class Parser {
     }
   }
   double unary() {
+    const Nesting nest(*this);
     if (eat('-')) return -unary();
     if (eat('+')) return unary();
     return primary();

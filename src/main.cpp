@@ -140,7 +140,14 @@ int main(int argc, char** argv) {
   app.add_flag("--list", list, "List kernels and their cases without running anything");
   app.add_option("--out", out_dir, "Folder for test_results.json and .md (default: results/<device>)");
   app.add_option("--manifests", manifest_dir, "Folder of manifests (default: ./manifests)");
-  app.add_option("--timeout", timeout, "Seconds allowed per case before it is killed (TIMEOUT)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--timeout", timeout, "Seconds allowed per case before it is killed (TIMEOUT)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const double s = std::strtod(text.c_str(), nullptr);
+            return s > 0 && s <= kMaxTimeoutSeconds ? std::string() : fmt::format("expected seconds, more than 0 and at most {:g}", kMaxTimeoutSeconds);
+          },
+          "SECONDS"));
   app.add_option("--repeat", repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -191,7 +198,12 @@ int main(int argc, char** argv) {
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", worker_exe, "Internal: the program started as the worker (tests)")->group("");
   app.add_option("--cpu-threads", cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version-like exits are 0; every usage error is the documented 2.
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
   if (no_cache) cache_dir.clear();
 
   if (version) {

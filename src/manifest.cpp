@@ -1,11 +1,11 @@
 #include "manifest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "case_plan.h"
@@ -301,6 +301,15 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
   return cases;
 }
 
+constexpr size_t kMaxNameLength = 256;
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && s.size() <= kMaxNameLength && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), is_word_char);
+}
+
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
   check_keys(v, path, {"name", "source", "entry", "defines", "reference", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
@@ -308,11 +317,14 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   k.manifest = file;
   k.json_path = path;
   k.name = need_string(v, "name", path);
-  if (!std::regex_match(k.name, std::regex("[A-Za-z0-9_.-]+")))
+  if (k.name.size() > kMaxNameLength) fail(path + "/name", fmt::format("longer than {} characters", kMaxNameLength));
+  if (k.name.empty() || !std::all_of(k.name.begin(), k.name.end(), [](char c) { return is_word_char(c) || c == '.' || c == '-'; }))
     fail(path + "/name", "kernel names use letters, digits, '_', '.' and '-' only");
   const std::string source = need_string(v, "source", path);
   k.source = (fs::path(file).parent_path() / source).lexically_normal().string();
-  if (!fs::is_regular_file(k.source)) fail(path + "/source", "kernel file not found: " + k.source);
+  std::error_code ec;  // a symlink loop or an overlong path is an error of this field, not of the run
+  if (!fs::is_regular_file(k.source, ec))
+    fail(path + "/source", "kernel file not found: " + k.source.substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
   k.entry = need_string(v, "entry", path);
   k.reference = need_string(v, "reference", path);
   if (!ref::find(k.reference))
@@ -321,8 +333,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
     const json& d = v["defines"];
     if (!d.is_object()) fail(path + "/defines", "expected an object: NAME -> value");
     for (auto it = d.begin(); it != d.end(); ++it) {
-      if (!std::regex_match(it.key(), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
-        fail(path + "/defines/" + it.key(), "not a valid macro name");
+      if (!is_identifier(it.key())) fail(path + "/defines/" + it.key().substr(0, kMaxNameLength), "not a valid macro name");
       if (it->is_string()) k.defines[it.key()] = it->get<std::string>();
       else if (it->is_number()) k.defines[it.key()] = param_to_string(it->get<double>());
       else fail(path + "/defines/" + it.key(), "expected a string or a number");
@@ -330,7 +341,8 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   }
   if (v.contains("params")) k.params = read_params(v["params"], path + "/params");
   if (v.contains("timeout")) {
-    if (!v["timeout"].is_number() || v["timeout"].get<double>() <= 0) fail(path + "/timeout", "expected seconds > 0");
+    if (!v["timeout"].is_number() || !(v["timeout"].get<double>() > 0 && v["timeout"].get<double>() <= kMaxTimeoutSeconds))
+      fail(path + "/timeout", fmt::format("expected seconds, more than 0 and at most {:g}", kMaxTimeoutSeconds));
     k.timeout = v["timeout"].get<double>();
   }
   if (v.contains("expect")) k.expect = read_expectations(v["expect"], path + "/expect");
@@ -381,7 +393,7 @@ ManifestLoad load_manifest(const std::string& file) {
     }
     try {
       doc = json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number beyond double's range
       out.errors.push_back(fmt::format("{}: not valid JSON: {}", file, e.what()));
       out.failed_kernels.push_back(file);
       return out;
@@ -405,6 +417,9 @@ ManifestLoad load_manifest(const std::string& file) {
     const std::string p = fmt::format("/kernels/{}", i);
     try {
       out.kernels.push_back(read_kernel(kernels[i], p, file));
+    } catch (const std::exception& e) {  // e.g. a value of the wrong JSON type deep in a field
+      out.errors.push_back(fmt::format("{}: {}: {}", file, p, e.what()));
+      out.failed_kernels.push_back(file + "#" + p);
     } catch (const FieldError& e) {
       out.errors.push_back(fmt::format("{}: {}: {}", file, e.path, e.what));
       const json& k = kernels[i];

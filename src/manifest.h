@@ -88,6 +88,10 @@ struct KernelSpec {
   std::optional<int> repeat;
 };
 
+// A case's time limit, from the manifest or --timeout: beyond a day it is a typo, and a deadline
+// that far out overflows the clock.
+constexpr double kMaxTimeoutSeconds = 86400;
+
 // The launches a case asks for: its own "repeat", else its kernel's, else 1.
 int manifest_repeat(const KernelSpec& k, const CaseSpec& c);
 

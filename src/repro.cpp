@@ -76,6 +76,14 @@ json one_case(const json& cases, const CaseSpec& c) {
   return out;
 }
 
+// Text inside a shell comment: a newline in a case name must not end the comment and start a
+// command.
+std::string comment_text(std::string s) {
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return s;
+}
+
 }  // namespace
 
 void write_tensor_file(const std::string& path, const TensorFile& t) {
@@ -167,7 +175,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
       "hkcheck=${{HKCHECK:-{}}}\n"
       "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --isolation case --out \"$here.rerun\" {} \"$@\"\n",
-      c.name, k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
+      comment_text(c.name), k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
       shell_quote(k.name));
   write_text(dir + "/rerun.sh", rerun);
   fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);

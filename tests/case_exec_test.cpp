@@ -2,6 +2,7 @@
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
 #include "case_exec.h"
+#include "file_util.h"
 
 #include <cstring>
 #include <functional>
@@ -203,6 +204,35 @@ TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
   const CaseResult r = run(kernel("no_such_kernel"));
   EXPECT_EQ(r.status, Status::COMPILE_ERROR);
   EXPECT_NE(r.message.find("no_such_kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// The disk cache across processes (a fresh CompileCache each time): an entry is reused, and one
+// torn by a full disk or a killed writer is compiled again instead of being loaded.
+TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
+  test::TempDir dir;
+  SimBackend be;
+  bool cached = true;
+  std::string key;
+  CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached, &key);
+  EXPECT_FALSE(cached);
+  const std::string file = dir.path() + "/" + key + ".bin";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  EXPECT_EQ(CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached).binary, "sim");
+  EXPECT_TRUE(cached) << "a whole entry is reused";
+
+  const std::string whole = read_file(dir.path() + "/" + key + ".bin", "cache entry");
+  for (const std::string& torn : {whole.substr(0, whole.size() - 1), whole + "x", std::string("sim"), std::string()}) {
+    dir.write(key + ".bin", torn);
+    EXPECT_EQ(CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached).binary, "sim");
+    EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
+    EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
+  }
 }
 
 }  // namespace

@@ -191,3 +191,60 @@ TEST_F(Fixture, UnknownTierIsRejectedWithItsPath) {
 
 }  // namespace
 }  // namespace hk
+
+namespace hk {
+namespace {
+
+// Input that used to take the whole run down while loading: each is now an error of its file and
+// field, and the other kernels of the file still load.
+TEST_F(Fixture, ANumberBeyondDoubleRangeIsAnErrorOfTheFile) {
+  dir.write("big.json", R"({"hkcheck_manifest": 1, "kernels": [{"name": "k", "timeout": 1e999}]})");
+  const ManifestLoad m = load_manifest(dir.path() + "/big.json");
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("not valid JSON"), std::string::npos) << m.errors[0];
+}
+
+TEST_F(Fixture, AnExpressionNestedTooDeepIsAnErrorNotAStackOverflow) {
+  json k = valid_kernel();
+  k["launch"]["grid"] = json::array({std::string(100000, '(') + "1" + std::string(100000, ')')});
+  const std::string e = error_of(k);
+  EXPECT_NE(e.find("nested more than 200 levels"), std::string::npos) << e.substr(0, 400);
+  EXPECT_LT(e.size(), 2000u) << "the message quotes the expression's start, not all of it";
+}
+
+TEST_F(Fixture, AHugeKernelNameIsRefused) {
+  const std::string e = error_of(valid_kernel(std::string(1 << 20, 'a')));
+  EXPECT_NE(e.find("/kernels/0/name: longer than 256 characters"), std::string::npos) << e.substr(0, 400);
+}
+
+TEST_F(Fixture, ASourceThatIsASymlinkLoopIsAnErrorOfTheField) {
+  std::filesystem::create_symlink("loop.cu", dir.path() + "/loop.cu");
+  json bad = valid_kernel("looping");
+  bad["source"] = "loop.cu";
+  const ManifestLoad m = load_kernels({bad, valid_kernel("fine")});
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("/kernels/0/source: kernel file not found"), std::string::npos) << m.errors[0];
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].name, "fine");
+}
+
+TEST_F(Fixture, ATimeoutBeyondADayIsRefused) {
+  json k = valid_kernel();
+  k["timeout"] = 1e10;
+  EXPECT_NE(error_of(k).find("/timeout: expected seconds, more than 0 and at most 86400"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+TEST_F(Fixture, AnIntGeneratorWithNoIntegerInItsRangeIsAnErrorAtLoad) {
+  json k = valid_kernel();
+  k["tensors"][0]["init"] = {{"kind", "int"}, {"low", 5}, {"high", 4.5}};
+  EXPECT_NE(error_of(k).find("/tensors/0/init: case 'small': int generator: no integer between low 5 and high 4.5"), std::string::npos) << error_of(k);
+}
+
+}  // namespace
+}  // namespace hk

@@ -138,3 +138,28 @@ TEST(Repro, WorkerOutputHoldsGotAndExpected) {
 
 }  // namespace
 }  // namespace hk
+
+namespace hk {
+namespace {
+
+TEST(Repro, ACaseNameWithANewlineCannotBecomeACommandInRerunSh) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "#include \"hkcheck.h\"\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy", "params": {"n": 4},
+    "cases": [{"name": "x\ntouch INJECTED\n#", "params": {}}],
+    "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", {"dtype": "i32", "value": "n"}], "launch": {"grid": [1], "block": [32]}
+  })J");
+  const ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  const std::string out = dir.path() + "/r";
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  const std::string rerun = slurp(out + "/rerun.sh");
+  for (size_t at = 0, nl; (nl = rerun.find('\n', at)) != std::string::npos; at = nl + 1)
+    EXPECT_NE(rerun.substr(at, nl - at).rfind("touch", 0), 0u) << "a line of rerun.sh starts with the injected command:\n" << rerun;
+}
+
+}  // namespace
+}  // namespace hk
