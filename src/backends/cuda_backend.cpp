@@ -1,29 +1,17 @@
-// NVIDIA backend: CUDA driver API + NVRTC, both loaded with dlopen. Every call's result is
+// NVIDIA backend: the CUDA driver API, loaded with dlopen, and NVRTC (nvrtc_compiler.cpp) for the
+// device's target. Every call's result is
 // checked; a failure names the call and carries the driver's own error text.
 #include <cuda.h>
-#include <nvrtc.h>
 
 #include <cstdlib>
 #include <fmt/format.h>
 
 #include "backend.h"
+#include "compiler.h"
 #include "dynlib.h"
 
 namespace hk {
 namespace {
-
-// The CUDA installation's library folder, for when LD_LIBRARY_PATH does not name it.
-std::vector<std::string> nvrtc_candidates() {
-  std::vector<std::string> names = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
-  std::vector<std::string> dirs;
-  if (const char* p = std::getenv("CUDA_PATH")) dirs.push_back(std::string(p) + "/lib64/");
-  if (const char* p = std::getenv("CUDA_HOME")) dirs.push_back(std::string(p) + "/lib64/");
-  dirs.push_back("/usr/local/cuda/lib64/");
-  std::vector<std::string> all = names;
-  for (const auto& d : dirs)
-    for (const auto& n : names) all.push_back(d + n);
-  return all;
-}
 
 // Driver errors after which the context is unusable: faults raised by a running kernel.
 bool is_sticky(CUresult r) {
@@ -56,12 +44,12 @@ class CudaBackend final : public Backend {
     if (count == 0) throw BackendUnavailable("the CUDA driver sees no device");
     if (device_index < 0 || device_index >= count)
       throw BackendUnavailable(fmt::format("--device {} is out of range: the CUDA driver sees {} device(s)", device_index, count));
-    nvrtc_ = DynLib::open(nvrtc_candidates());
-    bind_nvrtc();
     check(cuDeviceGet_(&dev_, device_index), "cuDeviceGet");
     check(cuDevicePrimaryCtxRetain_(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
     check(cuCtxSetCurrent_(ctx_), "cuCtxSetCurrent");
     read_info();
+    compiler_ = open_compiler("cuda", info_.arch);  // NVRTC for this device's target
+    info_.runtime_version = compiler_->version();
   }
 
   ~CudaBackend() override {
@@ -73,38 +61,7 @@ class CudaBackend final : public Backend {
 
   CompileOutput compile(const std::string& source, const std::string& source_name,
                         const std::vector<std::string>& options) override {
-    std::vector<const char*> header_src, header_names;
-    for (const auto& [name, text] : prelude_headers()) {
-      header_names.push_back(name.c_str());
-      header_src.push_back(text.c_str());
-    }
-    nvrtcProgram prog = nullptr;
-    check_rtc(nvrtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
-                                  header_src.data(), header_names.data()),
-              "nvrtcCreateProgram");
-    std::vector<std::string> opts = base_compile_options(info_.backend, info_.arch);
-    opts.insert(opts.end(), options.begin(), options.end());
-    std::vector<const char*> argv;
-    for (const auto& o : opts) argv.push_back(o.c_str());
-    const nvrtcResult r = nvrtcCompileProgram_(prog, static_cast<int>(argv.size()), argv.data());
-    CompileOutput out;
-    size_t log_size = 0;
-    if (nvrtcGetProgramLogSize_(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-      out.log.resize(log_size);
-      nvrtcGetProgramLog_(prog, out.log.data());
-      out.log.resize(log_size - 1);
-    }
-    if (r == NVRTC_SUCCESS) {
-      size_t size = 0;
-      check_rtc(nvrtcGetCUBINSize_(prog, &size), "nvrtcGetCUBINSize");
-      out.binary.resize(size);
-      check_rtc(nvrtcGetCUBIN_(prog, out.binary.data()), "nvrtcGetCUBIN");
-      out.ok = true;
-    } else if (out.log.empty()) {
-      out.log = nvrtcGetErrorString_(r);
-    }
-    nvrtcDestroyProgram_(&prog);
-    return out;
+    return compiler_->compile(source, source_name, options);
   }
 
   Kernel load(const std::string& binary, const std::string& entry) override {
@@ -168,9 +125,6 @@ class CudaBackend final : public Backend {
   void check(CUresult r, const std::string& call) const {
     if (r != CUDA_SUCCESS) throw BackendError(call + " failed: " + error_text(r), is_sticky(r));
   }
-  void check_rtc(nvrtcResult r, const std::string& call) const {
-    if (r != NVRTC_SUCCESS) throw BackendError(call + " failed: " + nvrtcGetErrorString_(r), false);
-  }
 
   void bind_driver() {
     // Versioned names: cuda.h maps e.g. cuMemAlloc to cuMemAlloc_v2; dlsym needs the real symbol.
@@ -198,17 +152,6 @@ class CudaBackend final : public Backend {
     cuMemcpyDtoH_ = cuda_->get<decltype(cuMemcpyDtoH_)>("cuMemcpyDtoH_v2");
     cuLaunchKernel_ = cuda_->get<decltype(cuLaunchKernel_)>("cuLaunchKernel");
   }
-  void bind_nvrtc() {
-    nvrtcVersion_ = nvrtc_->get<decltype(nvrtcVersion_)>("nvrtcVersion");
-    nvrtcGetErrorString_ = nvrtc_->get<decltype(nvrtcGetErrorString_)>("nvrtcGetErrorString");
-    nvrtcCreateProgram_ = nvrtc_->get<decltype(nvrtcCreateProgram_)>("nvrtcCreateProgram");
-    nvrtcCompileProgram_ = nvrtc_->get<decltype(nvrtcCompileProgram_)>("nvrtcCompileProgram");
-    nvrtcDestroyProgram_ = nvrtc_->get<decltype(nvrtcDestroyProgram_)>("nvrtcDestroyProgram");
-    nvrtcGetProgramLogSize_ = nvrtc_->get<decltype(nvrtcGetProgramLogSize_)>("nvrtcGetProgramLogSize");
-    nvrtcGetProgramLog_ = nvrtc_->get<decltype(nvrtcGetProgramLog_)>("nvrtcGetProgramLog");
-    nvrtcGetCUBINSize_ = nvrtc_->get<decltype(nvrtcGetCUBINSize_)>("nvrtcGetCUBINSize");
-    nvrtcGetCUBIN_ = nvrtc_->get<decltype(nvrtcGetCUBIN_)>("nvrtcGetCUBIN");
-  }
 
   void read_info() {
     auto attr = [&](CUdevice_attribute a, const char* what) {
@@ -220,16 +163,14 @@ class CudaBackend final : public Backend {
     check(cuDeviceGetName_(name, sizeof name, dev_), "cuDeviceGetName");
     size_t mem = 0;
     check(cuDeviceTotalMem_(&mem, dev_), "cuDeviceTotalMem");
-    int drv = 0, rtc_major = 0, rtc_minor = 0;
+    int drv = 0;
     check(cuDriverGetVersion_(&drv), "cuDriverGetVersion");
-    check_rtc(nvrtcVersion_(&rtc_major, &rtc_minor), "nvrtcVersion");
     const int64_t major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
     const int64_t minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
     info_.backend = "cuda";
     info_.name = name;
     info_.arch = fmt::format("sm_{}{}", major, minor);
     info_.driver_version = fmt::format("CUDA driver {}.{}", drv / 1000, (drv % 1000) / 10);
-    info_.runtime_version = fmt::format("NVRTC {}.{}", rtc_major, rtc_minor);
     info_.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
     info_.max_block = {attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"), attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"),
                        attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z")};
@@ -242,7 +183,8 @@ class CudaBackend final : public Backend {
     info_.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE, "WARP_SIZE");
   }
 
-  std::unique_ptr<DynLib> cuda_, nvrtc_;
+  std::unique_ptr<DynLib> cuda_;
+  std::unique_ptr<Compiler> compiler_;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   std::vector<CUmodule> modules_;
@@ -273,15 +215,6 @@ class CudaBackend final : public Backend {
   CUresult (*cuLaunchKernel_)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                               void**, void**) = nullptr;
 
-  nvrtcResult (*nvrtcVersion_)(int*, int*) = nullptr;
-  const char* (*nvrtcGetErrorString_)(nvrtcResult) = nullptr;
-  nvrtcResult (*nvrtcCreateProgram_)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
-  nvrtcResult (*nvrtcCompileProgram_)(nvrtcProgram, int, const char* const*) = nullptr;
-  nvrtcResult (*nvrtcDestroyProgram_)(nvrtcProgram*) = nullptr;
-  nvrtcResult (*nvrtcGetProgramLogSize_)(nvrtcProgram, size_t*) = nullptr;
-  nvrtcResult (*nvrtcGetProgramLog_)(nvrtcProgram, char*) = nullptr;
-  nvrtcResult (*nvrtcGetCUBINSize_)(nvrtcProgram, size_t*) = nullptr;
-  nvrtcResult (*nvrtcGetCUBIN_)(nvrtcProgram, char*) = nullptr;
 };
 
 }  // namespace

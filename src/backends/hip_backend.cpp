@@ -1,15 +1,15 @@
-// AMD backend: HIP runtime (module API) + hipRTC, loaded with dlopen. hipRTC lives in
-// libhiprtc.so since ROCm 6 and inside libamdhip64.so before; both are tried.
+// AMD backend: the HIP runtime's module API, loaded with dlopen, and hipRTC (hiprtc_compiler.cpp)
+// for the device's target.
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_runtime_api.h>
-#include <hip/hiprtc.h>
 
 #include <cstring>
 #include <fmt/format.h>
 
 #include "backend.h"
+#include "compiler.h"
 #include "dynlib.h"
 
 namespace hk {
@@ -39,15 +39,11 @@ class HipBackend final : public Backend {
       throw BackendUnavailable("the HIP runtime sees no device" + (r != hipSuccess ? ": " + error_text(r) : std::string()));
     if (device_index < 0 || device_index >= count)
       throw BackendUnavailable(fmt::format("--device {} is out of range: the HIP runtime sees {} device(s)", device_index, count));
-    try {
-      rtc_ = DynLib::open({"libhiprtc.so", "libhiprtc.so.6", "/opt/rocm/lib/libhiprtc.so"});
-    } catch (const BackendUnavailable&) {
-      rtc_.reset();  // ROCm 5: hipRTC is part of libamdhip64
-    }
-    bind_rtc(rtc_ ? *rtc_ : *hip_);
     device_ = device_index;
     check(hipSetDevice_(device_), "hipSetDevice");
     read_info();
+    compiler_ = open_compiler("hip", info_.arch);  // hipRTC for this device's target
+    info_.runtime_version += ", " + compiler_->version();
   }
 
   ~HipBackend() override {
@@ -58,38 +54,7 @@ class HipBackend final : public Backend {
 
   CompileOutput compile(const std::string& source, const std::string& source_name,
                         const std::vector<std::string>& options) override {
-    std::vector<const char*> header_src, header_names;
-    for (const auto& [name, text] : prelude_headers()) {
-      header_names.push_back(name.c_str());
-      header_src.push_back(text.c_str());
-    }
-    hiprtcProgram prog = nullptr;
-    check_rtc(hiprtcCreateProgram_(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()),
-                                   header_src.data(), header_names.data()),
-              "hiprtcCreateProgram");
-    std::vector<std::string> opts = base_compile_options(info_.backend, info_.arch);
-    opts.insert(opts.end(), options.begin(), options.end());
-    std::vector<const char*> argv;
-    for (const auto& o : opts) argv.push_back(o.c_str());
-    const hiprtcResult r = hiprtcCompileProgram_(prog, static_cast<int>(argv.size()), argv.data());
-    CompileOutput out;
-    size_t log_size = 0;
-    if (hiprtcGetProgramLogSize_(prog, &log_size) == HIPRTC_SUCCESS && log_size > 1) {
-      out.log.resize(log_size);
-      hiprtcGetProgramLog_(prog, out.log.data());
-      out.log.resize(strnlen(out.log.data(), log_size));
-    }
-    if (r == HIPRTC_SUCCESS) {
-      size_t size = 0;
-      check_rtc(hiprtcGetCodeSize_(prog, &size), "hiprtcGetCodeSize");
-      out.binary.resize(size);
-      check_rtc(hiprtcGetCode_(prog, out.binary.data()), "hiprtcGetCode");
-      out.ok = true;
-    } else if (out.log.empty()) {
-      out.log = hiprtcGetErrorString_(r);
-    }
-    hiprtcDestroyProgram_(&prog);
-    return out;
+    return compiler_->compile(source, source_name, options);
   }
 
   Kernel load(const std::string& binary, const std::string& entry) override {
@@ -149,9 +114,6 @@ class HipBackend final : public Backend {
   void check(hipError_t r, const std::string& call) const {
     if (r != hipSuccess) throw BackendError(call + " failed: " + error_text(r), is_sticky(r));
   }
-  void check_rtc(hiprtcResult r, const std::string& call) const {
-    if (r != HIPRTC_SUCCESS) throw BackendError(call + " failed: " + hiprtcGetErrorString_(r), false);
-  }
 
   template <typename F>
   void bind(const DynLib& lib, F& fn, const char* name) {
@@ -178,17 +140,6 @@ class HipBackend final : public Backend {
     bind(*hip_, hipMemcpyDtoH_, "hipMemcpyDtoH");
     bind(*hip_, hipModuleLaunchKernel_, "hipModuleLaunchKernel");
     bind(*hip_, hipDeviceSynchronize_, "hipDeviceSynchronize");
-  }
-  void bind_rtc(const DynLib& lib) {
-    bind(lib, hiprtcVersion_, "hiprtcVersion");
-    bind(lib, hiprtcGetErrorString_, "hiprtcGetErrorString");
-    bind(lib, hiprtcCreateProgram_, "hiprtcCreateProgram");
-    bind(lib, hiprtcCompileProgram_, "hiprtcCompileProgram");
-    bind(lib, hiprtcDestroyProgram_, "hiprtcDestroyProgram");
-    bind(lib, hiprtcGetProgramLogSize_, "hiprtcGetProgramLogSize");
-    bind(lib, hiprtcGetProgramLog_, "hiprtcGetProgramLog");
-    bind(lib, hiprtcGetCodeSize_, "hiprtcGetCodeSize");
-    bind(lib, hiprtcGetCode_, "hiprtcGetCode");
   }
 
   // The architecture name ("gfx942") from the device properties. The properties struct grew
@@ -218,16 +169,15 @@ class HipBackend final : public Backend {
     check(hipDeviceGetName_(name, sizeof name, device_), "hipDeviceGetName");
     size_t mem = 0;
     check(hipDeviceTotalMem_(&mem, device_), "hipDeviceTotalMem");
-    int drv = 0, rt = 0, rtc_major = 0, rtc_minor = 0;
+    int drv = 0, rt = 0;
     check(hipDriverGetVersion_(&drv), "hipDriverGetVersion");
     check(hipRuntimeGetVersion_(&rt), "hipRuntimeGetVersion");
-    check_rtc(hiprtcVersion_(&rtc_major, &rtc_minor), "hiprtcVersion");
     info_.backend = "hip";
     info_.name = name;
     info_.arch = arch_name();
     if (info_.arch.empty()) throw BackendUnavailable("could not read the device's gfx architecture name");
     info_.driver_version = fmt::format("HIP driver {}", drv);
-    info_.runtime_version = fmt::format("HIP runtime {}, hipRTC {}.{}", rt, rtc_major, rtc_minor);
+    info_.runtime_version = fmt::format("HIP runtime {}", rt);
     info_.max_threads_per_block = attr(hipDeviceAttributeMaxThreadsPerBlock, "MaxThreadsPerBlock");
     info_.max_block = {attr(hipDeviceAttributeMaxBlockDimX, "MaxBlockDimX"), attr(hipDeviceAttributeMaxBlockDimY, "MaxBlockDimY"),
                        attr(hipDeviceAttributeMaxBlockDimZ, "MaxBlockDimZ")};
@@ -242,7 +192,8 @@ class HipBackend final : public Backend {
     info_.warp_size = attr(hipDeviceAttributeWarpSize, "WarpSize");
   }
 
-  std::unique_ptr<DynLib> hip_, rtc_;
+  std::unique_ptr<DynLib> hip_;
+  std::unique_ptr<Compiler> compiler_;
   int device_ = 0;
   std::vector<hipModule_t> modules_;
   DeviceInfo info_;
@@ -269,15 +220,6 @@ class HipBackend final : public Backend {
                                        hipStream_t, void**, void**) = nullptr;
   hipError_t (*hipDeviceSynchronize_)() = nullptr;
 
-  hiprtcResult (*hiprtcVersion_)(int*, int*) = nullptr;
-  const char* (*hiprtcGetErrorString_)(hiprtcResult) = nullptr;
-  hiprtcResult (*hiprtcCreateProgram_)(hiprtcProgram*, const char*, const char*, int, const char**, const char**) = nullptr;
-  hiprtcResult (*hiprtcCompileProgram_)(hiprtcProgram, int, const char**) = nullptr;
-  hiprtcResult (*hiprtcDestroyProgram_)(hiprtcProgram*) = nullptr;
-  hiprtcResult (*hiprtcGetProgramLogSize_)(hiprtcProgram, size_t*) = nullptr;
-  hiprtcResult (*hiprtcGetProgramLog_)(hiprtcProgram, char*) = nullptr;
-  hiprtcResult (*hiprtcGetCodeSize_)(hiprtcProgram, size_t*) = nullptr;
-  hiprtcResult (*hiprtcGetCode_)(hiprtcProgram, char*) = nullptr;
 };
 
 }  // namespace

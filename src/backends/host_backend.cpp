@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "backend.h"
+#include "compiler.h"
 #include "backends/host/block_scheduler.h"
 #include "backends/host/host_compiler.h"
 #include "host_profile.h"
@@ -95,7 +96,7 @@ class HostBackend final : public Backend {
     const HostProfile* p = find_host_profile(opt.profile);
     if (!p) throw BackendUnavailable(fmt::format("unknown host profile '{}' (known: {})", opt.profile, host_profile_names()));
     profile_ = *p;
-    compiler_ = host::find_compiler();
+    compiler_ = open_compiler("host", profile_.arch, opt);
     threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     runtime_ = host::BlockScheduler::runtime(profile_.warp_size);
     install_fault_handlers();
@@ -106,7 +107,7 @@ class HostBackend final : public Backend {
     info_.arch = profile_.arch;
     info_.driver_version = fmt::format("{} on {} {} ({} threads); limits of the {} profile: {}", cpu_model(), u.sysname,
                                        u.release, threads_, profile_.name, profile_.emulates);
-    info_.runtime_version = compiler_.version;
+    info_.runtime_version = compiler_->version();
     info_.max_threads_per_block = profile_.max_threads_per_block;
     info_.max_block = profile_.max_block;
     info_.max_grid = profile_.max_grid;
@@ -126,8 +127,7 @@ class HostBackend final : public Backend {
 
   CompileOutput compile(const std::string& source, const std::string& source_name,
                         const std::vector<std::string>& options) override {
-    const host::HostCompileResult r = host::compile_shared_library(compiler_, source, source_name, options, profile_.warp_size);
-    return CompileOutput{r.ok, r.library, r.log};
+    return compiler_->compile(source, source_name, options);
   }
 
   Kernel load(const std::string& binary, const std::string& entry) override {
@@ -245,7 +245,7 @@ class HostBackend final : public Backend {
 
  private:
   HostProfile profile_;
-  host::CompilerInfo compiler_;
+  std::unique_ptr<Compiler> compiler_;
   int threads_ = 1;
   hk_host_runtime runtime_{};
   DeviceInfo info_;

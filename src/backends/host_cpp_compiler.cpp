@@ -1,0 +1,42 @@
+// The host backend's compiler as a Compiler: the system C++ compiler builds a kernel source into
+// a shared library (backends/host/host_compiler.h), with the warp size of the host profile.
+#include <fmt/format.h>
+
+#include "backends/host/host_compiler.h"
+#include "compiler.h"
+#include "host_profile.h"
+
+namespace hk {
+namespace {
+
+class HostCppCompiler final : public Compiler {
+ public:
+  explicit HostCppCompiler(const HostProfile& profile) : warp_size_(profile.warp_size) {
+    try {
+      cxx_ = host::find_compiler();
+    } catch (const std::exception& e) {
+      throw BackendUnavailable(e.what());
+    }
+  }
+
+  std::string version() const override { return cxx_.version; }
+
+  CompileOutput compile(const std::string& source, const std::string& source_name, const std::vector<std::string>& options) override {
+    const host::HostCompileResult r = host::compile_shared_library(cxx_, source, source_name, options, warp_size_);
+    return CompileOutput{r.ok, r.library, r.log};
+  }
+
+ private:
+  host::CompilerInfo cxx_;
+  int warp_size_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> open_host_compiler(const HostOptions& host) {
+  const HostProfile* p = find_host_profile(host.profile);
+  if (!p) throw BackendUnavailable(fmt::format("unknown host profile '{}' (known: {})", host.profile, host_profile_names()));
+  return std::make_unique<HostCppCompiler>(*p);
+}
+
+}  // namespace hk
