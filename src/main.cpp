@@ -13,6 +13,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "compile_only.h"
+#include "compile_worker.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "report.h"
@@ -127,6 +129,8 @@ int main(int argc, char** argv) {
                "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
                "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run)."};
   std::vector<std::string> patterns;
+  bool compile_only = false, compile_worker = false;
+  std::vector<std::string> archs;
   bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
   std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
   HostOptions host;
@@ -155,6 +159,7 @@ int main(int argc, char** argv) {
   auto* device_opt = app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--devices", devices, "GPU indices to spread the cases over, e.g. --devices 0,1 (one pool of --jobs workers each)")
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->check(CLI::NonNegativeNumber)
       ->excludes(device_opt);
   app.add_option("--jobs", jobs, "Workers per GPU running cases at once (0: cores / (2 x GPUs), at least 2, at most 8)")
@@ -194,6 +199,13 @@ int main(int argc, char** argv) {
                  "Compare the verdicts of two runs: --diff A/test_results.json B/test_results.json; exit 1 when a case "
                  "run by both changed its verdict")
       ->expected(2);
+  app.add_flag("--compile-only", compile_only,
+               "Compile every selected kernel, in each configuration its cases produce, for each --arch, with no device; "
+               "nothing runs (a PASS says it compiled)");
+  app.add_option("--arch", archs, "Target of --compile-only: sm_80, sm_90, sm_100, gfx90a, ... (repeat or separate with commas)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_flag("--compile-worker", compile_worker, "Internal: run as a compile worker")->group("");
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", worker_exe, "Internal: the program started as the worker (tests)")->group("");
@@ -212,6 +224,16 @@ int main(int argc, char** argv) {
   }
   if (!diff_files.empty()) return diff_command(diff_files[0], diff_files[1]);
   if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir, host, cpu_threads});
+  if (compile_worker) return run_compile_worker(CompileWorkerOptions{backend, archs.empty() ? "" : archs.front(), protocol_fd, host});
+  if (compile_only != !archs.empty()) {
+    fmt::print(stderr, "hkcheck: --compile-only needs at least one --arch, and --arch is only for --compile-only\n");
+    return kExitUsage;
+  }
+  for (const std::string& a : archs)
+    if (backend_for_arch(a).empty()) {
+      fmt::print(stderr, "hkcheck: --arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)\n", a);
+      return kExitUsage;
+    }
   if (all && !patterns.empty()) {
     fmt::print(stderr, "hkcheck: give --all or kernel names, not both\n");
     return kExitUsage;
@@ -305,6 +327,20 @@ int main(int argc, char** argv) {
       for (const CaseSpec& c : k->cases) fmt::print("  {}\n", c.name);
     }
     return manifest_errors.empty() ? kExitOk : kExitUsage;
+  }
+
+  if (compile_only) {
+    RunInfo info;
+    info.hkcheck_version = HKCHECK_VERSION;
+    info.git_commit = HKCHECK_GIT_COMMIT;
+    info.host = hostname();
+    info.started_at = now_iso();
+    info.command.assign(argv, argv + argc);
+    info.manifest_errors = manifest_errors;
+    const int jobs_now = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int rc = compile_only_command(sel.kernels, CompileOnlyOptions{worker_exe.empty() ? exe : worker_exe, archs, jobs_now, timeout, host}, info,
+                                        out_dir.empty() ? "results/compile-only" : out_dir);
+    return rc != kExitOk ? rc : manifest_errors.empty() ? kExitOk : kExitUsage;
   }
 
   if (devices.empty()) devices = {device};

@@ -33,6 +33,8 @@ typedef unsigned long long u64;
 #else
 #define HK_WARP_SIZE 64
 #endif
+// CUDA's __trap() (found missing by --compile-only for gfx90a): HIP spells it __builtin_trap().
+__device__ inline void __trap() { __builtin_trap(); }
 #else
 #error "hkcheck prelude: no backend macro defined"
 #endif

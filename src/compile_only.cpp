@@ -1,0 +1,217 @@
+#include "compile_only.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "case_plan.h"
+#include "expectation.h"
+#include "report.h"
+#include "subprocess.h"
+
+namespace hk {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// One compile: a kernel in one configuration (its defines) for one target.
+struct CompileItem {
+  const KernelSpec* kernel;
+  const CaseSpec* first_case;  // of the cases this configuration serves
+  std::vector<std::string> options;
+  std::vector<std::string> cases;
+  std::string arch, plan_error;
+};
+
+std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& kernels, const std::vector<std::string>& archs) {
+  std::vector<CompileItem> items;
+  for (const KernelSpec* k : kernels) {
+    std::map<std::vector<std::string>, size_t> configs;  // options -> index in this kernel's items
+    std::vector<CompileItem> mine;
+    for (const CaseSpec& c : k->cases) {
+      std::vector<std::string> options;
+      std::string error;
+      try {
+        for (const auto& [name, value] : plan_case(*k, c).defines) options.push_back("-D" + name + "=" + value);
+      } catch (const PlanError& e) {
+        error = fmt::format("{}: {}: {}", k->manifest, e.path, e.what());
+      }
+      const auto [it, fresh] = configs.emplace(options, mine.size());
+      if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error});
+      mine[it->second].cases.push_back(c.name);
+    }
+    for (const std::string& arch : archs)
+      for (CompileItem item : mine) {
+        item.arch = arch;
+        items.push_back(std::move(item));
+      }
+  }
+  return items;
+}
+
+std::string config_name(const CompileItem& item) {
+  std::string s = item.arch;
+  for (const std::string& o : item.options) s += " " + o.substr(2);  // "-DT=bf16" -> "T=bf16"
+  return s;
+}
+
+// A compile worker for one target, started on first use and again after it dies.
+class CompilerProcess {
+ public:
+  CompilerProcess(const CompileOnlyOptions& opt, std::string arch) : opt_(opt), arch_(std::move(arch)) {}
+
+  // Fills r with the verdict of compiling item.
+  void compile(const CompileItem& item, CaseResult& r) {
+    if (!proc_ && !start(r)) return;
+    const int id = next_id_++;
+    proc_->write_line(json{{"id", id}, {"source", item.kernel->source}, {"options", item.options}}.dump());
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
+    std::string line;
+    const auto rd = proc_->read_line(line, deadline);
+    if (rd != Subprocess::Read::line) {
+      if (rd == Subprocess::Read::timeout) proc_->kill();
+      const ExitStatus st = proc_->wait();
+      r.status = Status::COMPILE_ERROR;
+      r.message = rd == Subprocess::Read::timeout ? fmt::format("the compiler did not finish within {} s; it was killed", opt_.timeout_s)
+                                                  : "the compiler crashed (" + st.describe() + ")";
+      const std::string tail = proc_->output_tail(2000);
+      if (!tail.empty()) r.message += "; its output: " + tail;
+      proc_.reset();
+      return;
+    }
+    const json res = json::parse(line);
+    if (res.value("id", -1) != id) throw std::runtime_error("the compile worker answered another request");
+    r.timings.compile_ms = res.value("ms", 0.0);
+    const std::string log = res.value("log", "");
+    if (res.value("ok", false)) {
+      r.status = Status::PASS;
+      r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.value("bytes", 0));
+      if (!log.empty()) r.notes.push_back("compiler log: " + log);
+    } else {
+      r.status = Status::COMPILE_ERROR;
+      r.message = log;
+    }
+  }
+
+ private:
+  bool start(CaseResult& r) {
+    const std::string backend = backend_for_arch(arch_);
+    std::vector<std::string> argv = {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3",
+                                     "--host-profile", opt_.host.profile};
+    try {
+      proc_ = std::make_unique<Subprocess>(argv, 3);
+      std::string line;
+      if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line)
+        throw std::runtime_error("the compile worker did not start (" + proc_->wait().describe() + ")");
+      const json hello = json::parse(line);
+      if (!hello.value("ok", false)) throw std::runtime_error(hello.value("error", "no compiler"));
+      compiler_ = hello.value("compiler", backend);
+      return true;
+    } catch (const std::exception& e) {
+      r.status = Status::ERROR;
+      r.message = fmt::format("no {} compiler for {}: {}", backend, arch_, e.what());
+      proc_.reset();
+      return false;
+    }
+  }
+
+  const CompileOnlyOptions& opt_;
+  std::string arch_, compiler_;
+  std::unique_ptr<Subprocess> proc_;
+  int next_id_ = 0;
+};
+
+CaseResult blank_compile_result(const CompileItem& item) {
+  CaseResult r;
+  r.kernel = item.kernel->name;
+  r.case_name = config_name(item);
+  r.manifest = item.kernel->manifest;
+  r.params = {{"arch", item.arch}, {"cases", static_cast<double>(item.cases.size())}};
+  r.status = Status::ERROR;
+  return r;
+}
+
+}  // namespace
+
+std::string backend_for_arch(const std::string& arch) {
+  if (arch.rfind("sm_", 0) == 0) return "cuda";
+  if (arch.rfind("gfx", 0) == 0) return "hip";
+  return "";
+}
+
+std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt,
+                                         const std::function<void(const CaseResult&)>& on_result) {
+  const std::vector<CompileItem> items = compile_items(kernels, opt.archs);
+  std::vector<CaseResult> results(items.size());
+  std::atomic<size_t> next{0};
+  std::mutex sink;
+  auto pool_thread = [&] {
+    std::map<std::string, std::unique_ptr<CompilerProcess>> compilers;  // by arch
+    for (size_t i; (i = next++) < items.size();) {
+      const CompileItem& item = items[i];
+      CaseResult r = blank_compile_result(item);
+      if (!item.plan_error.empty()) {
+        r.message = item.plan_error;
+      } else {
+        auto& c = compilers[item.arch];
+        if (!c) c = std::make_unique<CompilerProcess>(opt, item.arch);
+        try {
+          c->compile(item, r);
+        } catch (const std::exception& e) {
+          r.status = Status::ERROR;
+          r.message = std::string("harness error: ") + e.what();
+          c.reset();
+        }
+        r.notes.push_back(fmt::format("serves {} case(s), e.g. '{}'", item.cases.size(), item.cases.front()));
+      }
+      // Only a compile failure can be expected of a compile; other expectations need a run. A
+      // kernel expected not to compile that compiles may still fail to load (a missing entry),
+      // which only a run shows: that is noted, not an XPASS.
+      if (auto e = case_expectation(*item.kernel, *item.first_case, item.arch); e && e->status == "COMPILE_ERROR") {
+        if (r.status == Status::PASS) r.notes.push_back("expected COMPILE_ERROR (" + e->why + "): it compiles; whether it loads only a run shows");
+        else r = apply_expectation(r, e);
+      }
+      std::lock_guard<std::mutex> lock(sink);
+      on_result(r);
+      results[i] = std::move(r);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(opt.jobs, 1); ++t) threads.emplace_back(pool_thread);
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+int compile_only_command(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt, RunInfo run,
+                         const std::string& out_dir) {
+  const auto t0 = Clock::now();
+  size_t done = 0;
+  const std::vector<CaseResult> results = run_compile_only(kernels, opt, [&](const CaseResult& r) {
+    ++done;
+    fmt::print(stderr, "[{:>4}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, r.kernel, r.case_name, status_name(r.status),
+               r.timings.compile_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));
+  });
+  std::string archs;
+  for (const std::string& a : opt.archs) archs += (archs.empty() ? "" : ",") + a;
+  run.backend = "compile-only";
+  run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}};
+  run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::string err;
+  if (!write_reports(out_dir, run, results, &err)) {
+    fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
+    return 2;
+  }
+  fmt::print(stderr, "hkcheck: compile only, {}: {} in {:.1f} s\nhkcheck: wrote {}/test_results.json and .md\n", archs,
+             counts_line(count_results(results)), run.wall_s, out_dir);
+  const bool failed = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); });
+  return failed ? 1 : 0;
+}
+
+}  // namespace hk

@@ -1,0 +1,42 @@
+// --compile-only: compiles every selected kernel, in each configuration its cases produce (the
+// distinct defines), for each target architecture, in compile workers (compile_worker.h), with
+// no device. The verdicts say whether a kernel compiles for a target: nothing runs, so nothing
+// is said about its results.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "manifest.h"
+#include "result.h"
+
+namespace hk {
+
+struct CompileOnlyOptions {
+  std::string exe;                 // this hkcheck, started again as a compile worker
+  std::vector<std::string> archs;  // "sm_90", "gfx90a", ...
+  int jobs = 1;                    // compile workers at once
+  double timeout_s = 300;          // per compile
+  HostOptions host;
+};
+
+// "cuda" for sm_XX, "hip" for gfxXXX, "" for anything else.
+std::string backend_for_arch(const std::string& arch);
+
+// One result per kernel x configuration x architecture, in that order: PASS when it compiled,
+// COMPILE_ERROR with the log (or the compiler's crash), ERROR when the target's compiler cannot
+// be opened. on_result sees each as it finishes, one call at a time.
+std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt,
+                                         const std::function<void(const CaseResult&)>& on_result);
+
+struct RunInfo;
+
+// The whole mode: compiles, prints a line per result, writes test_results.json / .md into out_dir
+// (run says who ran it; its backend and device are filled here). Returns the exit code: 0 all
+// compiled (or failed as declared), 1 some did not, 2 the reports could not be written.
+int compile_only_command(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt, RunInfo run,
+                         const std::string& out_dir);
+
+}  // namespace hk

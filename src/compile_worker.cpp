@@ -1,0 +1,57 @@
+#include "compile_worker.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include "compiler.h"
+#include "file_util.h"
+
+namespace hk {
+
+int run_compile_worker(const CompileWorkerOptions& opt) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
+  FILE* out = fdopen(opt.protocol_fd, "w");
+  if (!out) {
+    std::cerr << "hkcheck compile worker: protocol descriptor " << opt.protocol_fd << " is not open\n";
+    return 2;
+  }
+  auto send = [&](const nlohmann::json& msg) {
+    const std::string line = msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    fwrite(line.data(), 1, line.size(), out);
+    fflush(out);
+  };
+  std::unique_ptr<Compiler> compiler;
+  try {
+    compiler = open_compiler(opt.backend, opt.arch, opt.host);
+  } catch (const std::exception& e) {
+    send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
+    return 0;
+  }
+  send({{"type", "hello"}, {"ok", true}, {"compiler", compiler->version()}});
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json req, res;
+    try {
+      req = nlohmann::json::parse(line);
+      res["id"] = req.at("id");
+      const std::string path = req.at("source");
+      const auto t0 = std::chrono::steady_clock::now();
+      const CompileOutput c = compiler->compile(read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>());
+      res["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      res["ok"] = c.ok;
+      res["log"] = c.log;
+      res["bytes"] = c.binary.size();
+    } catch (const std::exception& e) {
+      res["ok"] = false;
+      res["log"] = std::string("hkcheck: ") + e.what();
+    }
+    send(res);
+  }
+  return 0;
+}
+
+}  // namespace hk

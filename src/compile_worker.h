@@ -1,0 +1,24 @@
+// A process that only compiles: `hkcheck --compile-worker --backend B --arch A`. It opens the
+// compiler of that target (no device), reads requests on stdin and answers on its protocol
+// descriptor. A compiler that crashes (Debian's hipRTC aborts for gfx942) takes down this process
+// alone; the parent reports that compile and starts another.
+//   parent -> worker: {"id":N,"source":PATH,"options":[...]}
+//   worker -> parent: {"type":"hello","ok":true,"compiler":"NVRTC 13.0"} once, or ok false and "error"
+//                     {"id":N,"ok":B,"log":"...","bytes":N,"ms":T}
+#pragma once
+
+#include <string>
+
+#include "backend.h"
+
+namespace hk {
+
+struct CompileWorkerOptions {
+  std::string backend, arch;
+  int protocol_fd = 3;
+  HostOptions host;
+};
+
+int run_compile_worker(const CompileWorkerOptions& opt);
+
+}  // namespace hk
