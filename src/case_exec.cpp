@@ -188,9 +188,7 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
     job = make_case_job(k, c, opt.seed, opt.repeat, opt.repro_dir);
   } catch (const PlanError& e) {
     *sticky_fault = false;
-    CaseResult r = blank_result(k, c);
-    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
-    return r;
+    return plan_error_result(k, c, e);
   }
   job.repeat = opt.repeat;  // the caller's count, as given
   return execute_case(be, job, cache, sticky_fault);

@@ -98,6 +98,12 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   return job;
 }
 
+CaseResult plan_error_result(const KernelSpec& k, const CaseSpec& c, const PlanError& e) {
+  CaseResult r = blank_result(k, c);
+  r.message = k.manifest + ": " + e.path + ": " + e.what();
+  return r;
+}
+
 void to_json(json& j, const CaseJob& job) {
   const CasePlan& p = job.plan;
   json tensors = json::array(), args = json::array();

@@ -9,6 +9,7 @@
 
 #include "case_plan.h"
 #include "manifest.h"
+#include "result.h"
 
 namespace hk {
 
@@ -24,6 +25,9 @@ struct CaseJob {
 
 // Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);
+
+// The ERROR result of a case that cannot be planned, naming the manifest and the field.
+CaseResult plan_error_result(const KernelSpec& k, const CaseSpec& c, const PlanError& e);
 
 void to_json(nlohmann::json& j, const CaseJob& job);
 void from_json(const nlohmann::json& j, CaseJob& job);  // throws nlohmann::json::exception or std::runtime_error

@@ -79,9 +79,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   try {
     job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
   } catch (const PlanError& e) {
-    CaseResult r = blank_result(k, c);
-    r.message = fmt::format("{}: {}: {}", k.manifest, e.path, e.what());
-    return apply_expectation(r, case_expectation(k, c, arch_));
+    return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_));
   }
   const double timeout = k.timeout.value_or(opt_.timeout_s);
   if (isolation == Isolation::case_alone) session.close();

@@ -1,13 +1,19 @@
-// The compile step NVRTC and hipRTC share, written once over a vendor's entry points: a program
-// from the source and the prelude headers, the base options then the caller's, the log and the
-// code. Api (nvrtc_compiler.cpp, hiprtc_compiler.cpp) names the types and the functions.
+// The run-time compiler NVRTC and hipRTC share, written once over a vendor's entry points: a
+// program from the source and the prelude headers, the base options then the caller's, the log
+// and the code. Api (nvrtc_compiler.cpp, hiprtc_compiler.cpp) names the types, the symbols, the
+// backend and how to tidy the log.
 #pragma once
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+#include <memory>
+
 #include "backend.h"
+#include "compiler.h"
+#include "dynlib.h"
 
 namespace hk {
 
@@ -58,5 +64,61 @@ CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_o
   api.destroy(&prog);
   return out;
 }
+
+// The functions of an Api, bound by name from its library.
+template <class Api>
+struct RtcFunctions {
+  using Program = typename Api::Program;
+  using Result = typename Api::Result;
+  static constexpr Result kSuccess = Api::kSuccess;
+  static constexpr const char* kCreateName = Api::kCreate;
+  static constexpr const char* kCodeSizeName = Api::kCodeSize;
+  static constexpr const char* kCodeName = Api::kCode;
+  typename Api::VersionFn version;
+  typename Api::ErrorStringFn error_string;
+  typename Api::CreateFn create;
+  typename Api::CompileFn compile;
+  typename Api::DestroyFn destroy;
+  typename Api::SizeFn log_size;
+  typename Api::DataFn log;
+  typename Api::SizeFn code_size;
+  typename Api::DataFn code;
+
+  explicit RtcFunctions(const DynLib& lib)
+      : version(lib.get<typename Api::VersionFn>(Api::kVersion)),
+        error_string(lib.get<typename Api::ErrorStringFn>(Api::kErrorString)),
+        create(lib.get<typename Api::CreateFn>(Api::kCreate)),
+        compile(lib.get<typename Api::CompileFn>(Api::kCompile)),
+        destroy(lib.get<typename Api::DestroyFn>(Api::kDestroy)),
+        log_size(lib.get<typename Api::SizeFn>(Api::kLogSize)),
+        log(lib.get<typename Api::DataFn>(Api::kLog)),
+        code_size(lib.get<typename Api::SizeFn>(Api::kCodeSize)),
+        code(lib.get<typename Api::DataFn>(Api::kCode)) {}
+};
+
+template <class Api>
+class RtcCompiler final : public Compiler {
+ public:
+  RtcCompiler(std::string arch, std::unique_ptr<DynLib> lib) : arch_(std::move(arch)), lib_(std::move(lib)), fns_(*lib_) {
+    int major = 0, minor = 0;
+    if (const auto r = fns_.version(&major, &minor); r != Api::kSuccess)
+      throw BackendUnavailable(std::string(Api::kVersion) + " failed: " + fns_.error_string(r));
+    version_ = fmt::format("{} {}.{}", Api::kLabel, major, minor);
+  }
+
+  std::string version() const override { return version_; }
+
+  CompileOutput compile(const std::string& source, const std::string& source_name, const std::vector<std::string>& options) override {
+    CompileOutput out = rtc_compile(fns_, base_compile_options(Api::kBackend, arch_), source, source_name, options);
+    out.log = Api::tidy_log(out.log, source_name);
+    return out;
+  }
+
+ private:
+  std::string arch_;
+  std::unique_ptr<DynLib> lib_;
+  RtcFunctions<Api> fns_;
+  std::string version_;
+};
 
 }  // namespace hk
