@@ -1,6 +1,6 @@
 // NVIDIA backend: the CUDA driver API, loaded with dlopen, and NVRTC (nvrtc_compiler.cpp) for the
-// device's target. Every call's result is
-// checked; a failure names the call and carries the driver's own error text.
+// device's target. Every call's result is checked; a failure names the call and carries the
+// driver's own error text.
 #include <cuda.h>
 
 #include <cstdlib>
