@@ -36,7 +36,9 @@ JournalContents read_journal(const std::string& path) {
         out.dropped_partial_line = true;
         break;
       }
-      throw JournalError(fmt::format("{}:{}: not a JSON line: {}", path, line_no, e.what()));
+      if (line_no == 1) throw JournalError(fmt::format("{}:{}: not a JSON line: {}", path, line_no, e.what()));
+      out.damaged_lines.push_back(line_no);  // its case has no trusted result: it runs again
+      continue;
     }
     if (!complete && last) {  // parses, but was never finished with its newline: not trusted
       out.dropped_partial_line = true;
@@ -87,12 +89,19 @@ void JournalWriter::append(const CaseResult& r) { write_line({{"type", "case"}, 
 
 void JournalWriter::write_line(const json& j) {
   const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
   size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw JournalError(fmt::format("{}: cannot write: {}", path_, std::strerror(errno)));
+      const std::string why = std::strerror(errno);
+      // Take back what part of the line was written (a full disk), so the next line does not
+      // continue it; a journal holds whole lines only.
+      if (done > 0 && (before < 0 || ::ftruncate(fd_, before) != 0)) {
+        [[maybe_unused]] const ssize_t ended = ::write(fd_, "\n", 1);  // else end the torn line: it stands alone
+      }
+      throw JournalError(fmt::format("{}: cannot write: {}", path_, why));
     }
     done += static_cast<size_t>(n);
   }

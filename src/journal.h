@@ -24,6 +24,7 @@ struct JournalContents {
   nlohmann::json header;             // the run's settings (see docs/results.md)
   std::vector<CaseResult> results;   // finished cases, in the order they finished
   bool dropped_partial_line = false; // the last line was cut short (a crash mid-write) and ignored
+  std::vector<int> damaged_lines;    // lines after the header that are not JSON (a write torn by a full disk): ignored, their cases run again
 };
 
 // Reads path; a last line that is incomplete or does not parse is ignored (it was being written

@@ -255,6 +255,8 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     if (journaled.dropped_partial_line) fmt::print(stderr, "hkcheck: {}: its last line was cut short and is ignored\n", journal_path);
+    for (int line : journaled.damaged_lines)
+      fmt::print(stderr, "hkcheck: {}:{}: not a whole JSON line (a torn write); ignored, so its case runs again\n", journal_path, line);
     const nlohmann::json& h = journaled.header;
     std::string recorded_backend = h.value("backend", "auto");
     if (recorded_backend == "none") recorded_backend = backend;  // no device then: any now

@@ -72,15 +72,24 @@ TEST(Journal, CompleteButUnterminatedLastLineIsNotTrusted) {
   EXPECT_TRUE(j.results.empty());
 }
 
-TEST(Journal, BrokenLineInTheMiddleNamesFileAndLine) {
+TEST(Journal, ATornLineInTheMiddleIsIgnoredAndTheRestKept) {
   test::TempDir dir;
-  const std::string path = dir.write("results.jsonl", kHeader.dump() + "\nnot json\n" +
-                                                          json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump() + "\n");
+  const std::string case_line = json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump();
+  const std::string path = dir.write("results.jsonl", kHeader.dump() + "\n" + case_line.substr(0, 20) + "\n" + case_line + "\n");
+  const JournalContents j = read_journal(path);
+  EXPECT_EQ(j.damaged_lines, std::vector<int>{2});
+  ASSERT_EQ(j.results.size(), 1u) << "the whole lines after it are kept";
+  EXPECT_EQ(j.results[0].case_name, "a");
+}
+
+TEST(Journal, AFileWhoseFirstLineIsNotJsonIsRefusedNamingFileAndLine) {
+  test::TempDir dir;
+  const std::string path = dir.write("results.jsonl", "not json\n" + kHeader.dump() + "\n");
   try {
     read_journal(path);
     FAIL() << "expected a JournalError";
   } catch (const JournalError& e) {
-    EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path + ":1:"), std::string::npos) << e.what();
   }
 }
 
