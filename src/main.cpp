@@ -16,6 +16,7 @@
 #include "compile_only.h"
 #include "compile_worker.h"
 #include "interrupt.h"
+#include "out_lock.h"
 #include "journal.h"
 #include "report.h"
 #include "repro.h"
@@ -410,6 +411,11 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<JournalWriter> journal;
   fs::create_directories(out_dir, ec);
+  OutDirLock out_lock;
+  if (std::string busy; !out_lock.acquire(out_dir, &busy)) {
+    fmt::print(stderr, "hkcheck: {}\n", busy);
+    return kExitUsage;
+  }
   try {
     const nlohmann::json header = {{"type", "run"},
                                    {"schema", "hkcheck-journal"},

@@ -87,6 +87,20 @@ struct Interrupt : ::testing::Test {
   json results() const { return json::parse(slurp(out + "/test_results.json")); }
 };
 
+TEST_F(Interrupt, ASecondRunIntoTheSameFolderIsRefusedWhileTheFirstRuns) {
+  Subprocess first(hkcheck({"--manifests", manifests, "--out", out}), 3);
+  ASSERT_TRUE(wait_for_cases(1)) << first.output_tail(4000);
+  Subprocess second(hkcheck({"--manifests", manifests, "--out", out}), 3);
+  ASSERT_TRUE(second.wait_for(std::chrono::seconds(10)));
+  const ExitStatus st = second.wait();
+  EXPECT_TRUE(st.exited && st.code == 2) << st.describe();
+  EXPECT_NE(second.output_tail(4000).find("another hkcheck run (pid " + std::to_string(first.pid()) + ") is writing into"), std::string::npos)
+      << second.output_tail(4000);
+  ASSERT_TRUE(first.wait_for(std::chrono::seconds(30)));
+  EXPECT_EQ(first.wait().code, 0) << first.output_tail(4000);
+  EXPECT_EQ(results()["summary"]["PASS"], kCases) << "the first run's results are whole";
+}
+
 TEST_F(Interrupt, SigintWritesEveryCaseLeavesNoWorkerAndResumeFinishes) {
   int passed_before = 0;
   {
