@@ -101,6 +101,26 @@ DequantPlan plan_dequant(const DequantSpec& d, const CasePlan& plan, size_t self
 
 }  // namespace
 
+// A scalar argument is passed in the exact C type the kernel declares: a value that type cannot
+// hold (an i32 of 2^40, a u32 of -5, an i32 of 1.7) would reach the kernel as another number.
+static void check_scalar_fits(const ArgPlan& a, const std::string& dtype, const std::string& path) {
+  const double v = a.value;
+  if (a.dtype == DType::f32 || a.dtype == DType::f64) {
+    if (std::isnan(v)) throw PlanError(path, "is NaN");
+    return;
+  }
+  double lo = 0, hi = 0;
+  switch (a.dtype) {
+    case DType::i32: lo = -2147483648.0, hi = 2147483647.0; break;
+    case DType::u32: lo = 0, hi = 4294967295.0; break;
+    case DType::i64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+    case DType::u64: lo = 0, hi = 18446744073709551615.0; break;
+    default: return;
+  }
+  if (!(v == std::floor(v) && v >= lo && v <= hi))
+    throw PlanError(path, fmt::format("{} does not fit a {} argument (whole numbers from {:.0f} to {:.0f})", v, dtype, lo, hi));
+}
+
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
   CasePlan plan;
   plan.kernel = k.name;
@@ -120,6 +140,8 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     t.numel = 1;
     for (size_t d = 0; d < ts.shape.size(); ++d) {
       t.shape.push_back(eval_int_at(ts.shape[d], p, fmt::format("{}/shape/{}", path, d), 0));
+      if (t.shape.back() > 0 && t.numel > kMaxElements / t.shape.back())
+        throw PlanError(fmt::format("{}/shape/{}", path, d), fmt::format("the shape has more than {} elements", kMaxElements));
       t.numel *= t.shape.back();
     }
     if (ts.init) {
@@ -168,6 +190,7 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     } else {
       ap.dtype = *parse_dtype(a.scalar_dtype);
       ap.value = eval_at(a.value, p, path + "/value");
+      check_scalar_fits(ap, a.scalar_dtype, path + "/value");
     }
     plan.args.push_back(ap);
   }

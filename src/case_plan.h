@@ -70,6 +70,9 @@ struct CasePlan {
   int64_t block_threads() const { return block[0] * block[1] * block[2]; }
 };
 
+// Elements one tensor may have: far beyond any device's memory, well inside int64 arithmetic.
+constexpr int64_t kMaxElements = int64_t{1} << 48;
+
 // Throws PlanError naming the JSON path of the offending field.
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c);
 

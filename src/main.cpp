@@ -304,7 +304,12 @@ int main(int argc, char** argv) {
   std::vector<KernelSpec> kernels;
   std::vector<std::string> manifest_errors, failed_kernels;
   std::map<std::string, std::string> kernel_home;
-  for (const std::string& file : find_manifests(manifest_dir)) {
+  std::vector<std::string> not_files;
+  const std::vector<std::string> manifest_files = find_manifests(manifest_dir, &not_files);
+  manifest_errors.insert(manifest_errors.end(), not_files.begin(), not_files.end());
+  if (manifest_files.empty() && not_files.empty())
+    manifest_errors.push_back(manifest_dir + ": no *.json manifests in this folder (or pass --manifests DIR)");
+  for (const std::string& file : manifest_files) {
     ManifestLoad load = load_manifest(file);
     manifest_errors.insert(manifest_errors.end(), load.errors.begin(), load.errors.end());
     failed_kernels.insert(failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());

@@ -280,6 +280,13 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
       }
       axes.emplace_back(a.key(), vals);
     }
+    // A few short axes multiply fast: 20 axes of 2 values are a million cases from 2 KB of JSON.
+    size_t product = 1;
+    for (const auto& [name, vals] : axes) {
+      product *= vals.size();
+      if (product + cases.size() > kMaxCasesPerKernel)
+        fail(p + "/sweep", fmt::format("expands to more than {} cases (axis '{}' reaches {})", kMaxCasesPerKernel, name, product + cases.size()));
+    }
     const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
     std::vector<size_t> idx(axes.size(), 0);
     for (;;) {
@@ -403,7 +410,7 @@ ManifestLoad load_manifest(const std::string& file) {
     if (!doc.is_object()) fail("", fmt::format("expected a JSON object at the top level, got {}", kind_of(doc)));
     check_keys(doc, "", {"hkcheck_manifest", "kernels"});
     const json& ver = need(doc, "hkcheck_manifest", "");
-    if (!ver.is_number_integer() || ver.get<int>() != 1)
+    if (!ver.is_number_integer() || ver.get<int64_t>() != 1)  // 4294967297 must not read as 1
       fail("/hkcheck_manifest", "expected 1 (the only manifest version this hkcheck reads), got " + ver.dump());
     const json& kernels = need(doc, "kernels", "");
     if (!kernels.is_array()) fail("/kernels", "expected an array of kernels");
@@ -433,11 +440,16 @@ ManifestLoad load_manifest(const std::string& file) {
 
 int manifest_repeat(const KernelSpec& k, const CaseSpec& c) { return c.repeat.value_or(k.repeat.value_or(1)); }
 
-std::vector<std::string> find_manifests(const std::string& dir) {
+std::vector<std::string> find_manifests(const std::string& dir, std::vector<std::string>* not_files) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".json") continue;
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec)) files.push_back(it->path().string());
+    else if (not_files)
+      not_files->push_back(it->path().string() + ": named like a manifest but not a regular file (a folder, a FIFO or a dangling link); not read");
+  }
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -92,6 +92,9 @@ struct KernelSpec {
 // that far out overflows the clock.
 constexpr double kMaxTimeoutSeconds = 86400;
 
+// Cases one kernel may have, sweeps expanded: beyond, a manifest is refused before it is expanded.
+constexpr size_t kMaxCasesPerKernel = 100000;
+
 // The launches a case asks for: its own "repeat", else its kernel's, else 1.
 int manifest_repeat(const KernelSpec& k, const CaseSpec& c);
 
@@ -106,6 +109,8 @@ struct ManifestLoad {
 ManifestLoad load_manifest(const std::string& path);
 
 // All *.json files under dir, sorted.
-std::vector<std::string> find_manifests(const std::string& dir);
+// *.json entries that are not regular files (a FIFO, a folder, a dangling link) are not opened (a
+// FIFO would block): each goes into *not_files, when given, as "PATH: why".
+std::vector<std::string> find_manifests(const std::string& dir, std::vector<std::string>* not_files = nullptr);
 
 }  // namespace hk

@@ -1,6 +1,7 @@
 #include "manifest.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "case_plan.h"
@@ -244,6 +245,54 @@ TEST_F(Fixture, AnIntGeneratorWithNoIntegerInItsRangeIsAnErrorAtLoad) {
   json k = valid_kernel();
   k["tensors"][0]["init"] = {{"kind", "int"}, {"low", 5}, {"high", 4.5}};
   EXPECT_NE(error_of(k).find("/tensors/0/init: case 'small': int generator: no integer between low 5 and high 4.5"), std::string::npos) << error_of(k);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+TEST_F(Fixture, ScalarArgumentsMustFitTheirType) {
+  for (const auto& [dtype, value] : std::vector<std::pair<std::string, double>>{{"i32", 1099511627776.0}, {"u32", -5}, {"i32", 1.7}}) {
+    json k = valid_kernel();
+    k["args"][2] = {{"dtype", dtype}, {"value", value}};
+    EXPECT_NE(error_of(k).find("/args/2/value: case 'small': "), std::string::npos) << dtype << " " << value << ": " << error_of(k);
+    EXPECT_NE(error_of(k).find("does not fit a " + dtype + " argument"), std::string::npos) << error_of(k);
+  }
+}
+
+TEST_F(Fixture, AShapeWhoseProductOverflowsIsRefused) {
+  json k = valid_kernel();
+  k["tensors"][0]["shape"] = {"4294967296", "4294967296", "n"};
+  EXPECT_NE(error_of(k).find("/tensors/0/shape/1: case 'small': the shape has more than"), std::string::npos) << error_of(k);
+}
+
+TEST_F(Fixture, ASweepOfTooManyCasesIsRefusedBeforeItIsExpanded) {
+  json k = valid_kernel();
+  json sweep = json::object();
+  for (int a = 0; a < 24; ++a) sweep["a" + std::to_string(a)] = {1, 2};
+  k["cases"] = json::array({{{"sweep", sweep}}});
+  EXPECT_NE(error_of(k).find("/kernels/0/cases/0/sweep: expands to more than 100000 cases"), std::string::npos) << error_of(k);
+}
+
+TEST_F(Fixture, AManifestVersionThatOnlyTruncatesToOneIsRefused) {
+  const ManifestLoad m = load(json{{"hkcheck_manifest", 4294967297LL}, {"kernels", json::array({valid_kernel()})}});
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("/hkcheck_manifest: expected 1"), std::string::npos) << m.errors[0];
+}
+
+TEST_F(Fixture, JsonEntriesThatAreNotFilesAreReportedNotOpened) {
+  const std::string folder = dir.path() + "/many";
+  std::filesystem::create_directories(folder + "/dir.json");
+  ASSERT_EQ(mkfifo((folder + "/fifo.json").c_str(), 0644), 0);
+  std::filesystem::create_symlink(folder + "/nowhere", folder + "/dangling.json");
+  dir.write("many/good.json", "{}");
+  std::vector<std::string> not_files;
+  const auto files = find_manifests(folder, &not_files);
+  EXPECT_EQ(files, std::vector<std::string>{folder + "/good.json"});
+  EXPECT_EQ(not_files.size(), 3u);
+  for (const auto& n : not_files) EXPECT_NE(n.find("not a regular file"), std::string::npos) << n;
 }
 
 }  // namespace
