@@ -114,16 +114,6 @@ std::string seal_cache_entry(const std::string& binary) {
   return fmt::format("{} {} {:016x}\n", kCacheMagic, binary.size(), fnv1a(binary)) + binary;
 }
 
-CaseResult job_result(const CaseJob& job) {
-  CaseResult r;
-  r.kernel = job.kernel;
-  r.case_name = job.case_name;
-  r.manifest = job.manifest;
-  r.params = job.params;
-  r.status = Status::ERROR;
-  return r;
-}
-
 }  // namespace
 
 std::optional<std::string> unseal_cache_entry(const std::string& entry) {
@@ -251,8 +241,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   r.timings.inputs_ms = ms_since(t_inputs);
 
   // Compile (or fetch from the cache) and load.
-  std::vector<std::string> options;
-  for (const auto& [name, value] : plan.defines) options.push_back("-D" + name + "=" + value);
+  const std::vector<std::string> options = define_options(plan);
   std::string source;
   try {
     source = read_file(job.source, "kernel source");

@@ -1,5 +1,7 @@
 #include "case_job.h"
 
+#include "json_number.h"
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -10,20 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-// JSON has no NaN or Inf, and generator fields or scalars may be either: they travel as strings.
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-double read_number(const json& j) {
-  if (!j.is_string()) return j.get<double>();
-  const std::string s = j.get<std::string>();
-  if (s == "nan") return NAN;
-  if (s == "inf") return INFINITY;
-  if (s == "-inf") return -INFINITY;
-  throw std::runtime_error("not a number: '" + s + "'");
-}
+// Generator fields and scalars may be NaN or Inf (json_number.h).
+json number(double v) { return json_number(v); }
+double read_number(const json& j) { return read_json_number(j); }
 
 // A string param that reads like "nan" stays a string: numbers are tagged.
 json tagged_params(const Params& p) {
@@ -90,7 +81,6 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   job.source = k.source;
   job.entry = k.entry;
   job.reference = k.reference;
-  job.params = c.params;
   job.plan = plan_case(k, c);
   job.seed = seed;
   job.repeat = std::max(run_repeat, manifest_repeat(k, c));
@@ -98,9 +88,21 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   return job;
 }
 
+std::string plan_error_text(const KernelSpec& k, const PlanError& e) { return k.manifest + ": " + e.path + ": " + e.what(); }
+
 CaseResult plan_error_result(const KernelSpec& k, const CaseSpec& c, const PlanError& e) {
   CaseResult r = blank_result(k, c);
-  r.message = k.manifest + ": " + e.path + ": " + e.what();
+  r.message = plan_error_text(k, e);
+  return r;
+}
+
+CaseResult job_result(const CaseJob& job) {
+  CaseResult r;
+  r.kernel = job.kernel;
+  r.case_name = job.case_name;
+  r.manifest = job.manifest;
+  r.params = job.plan.params;
+  r.status = Status::ERROR;
   return r;
 }
 
@@ -110,7 +112,7 @@ void to_json(json& j, const CaseJob& job) {
   for (const TensorPlan& t : p.tensors) tensors.push_back(tensor_json(t));
   for (const ArgPlan& a : p.args) args.push_back({a.tensor, dtype_name(a.dtype), number(a.value)});
   j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
-       {"entry", job.entry}, {"reference", job.reference}, {"params", tagged_params(job.params)},
+       {"entry", job.entry}, {"reference", job.reference},
        {"seed", job.seed}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
@@ -123,7 +125,6 @@ void from_json(const json& j, CaseJob& job) {
   job.source = j.at("source");
   job.entry = j.at("entry");
   job.reference = j.at("reference");
-  job.params = params_from(j.at("params"));
   job.seed = j.at("seed");
   job.repeat = j.at("repeat");
   job.repro_dir = j.value("repro_dir", "");

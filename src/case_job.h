@@ -16,8 +16,7 @@ namespace hk {
 struct CaseJob {
   std::string kernel, case_name, manifest;
   std::string source, entry, reference;  // kernel file path, entry point, reference name
-  Params params;
-  CasePlan plan;
+  CasePlan plan;  // its params are the case's
   uint64_t seed = 0;      // the run's seed; each tensor's stream derives from it
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
@@ -26,8 +25,13 @@ struct CaseJob {
 // Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);
 
-// The ERROR result of a case that cannot be planned, naming the manifest and the field.
+// The ERROR result of a case that cannot be planned, naming the manifest and the field, and that
+// text alone.
 CaseResult plan_error_result(const KernelSpec& k, const CaseSpec& c, const PlanError& e);
+std::string plan_error_text(const KernelSpec& k, const PlanError& e);
+
+// A result naming the job's case (kernel, case, manifest, params), ERROR until it is filled in.
+CaseResult job_result(const CaseJob& job);
 
 void to_json(nlohmann::json& j, const CaseJob& job);
 void from_json(const nlohmann::json& j, CaseJob& job);  // throws nlohmann::json::exception or std::runtime_error

@@ -121,6 +121,12 @@ static void check_scalar_fits(const ArgPlan& a, const std::string& dtype, const 
     throw PlanError(path, fmt::format("{} does not fit a {} argument (whole numbers from {:.0f} to {:.0f})", v, dtype, lo, hi));
 }
 
+std::vector<std::string> define_options(const CasePlan& plan) {
+  std::vector<std::string> options;
+  for (const auto& [name, value] : plan.defines) options.push_back("-D" + name + "=" + value);
+  return options;
+}
+
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
   CasePlan plan;
   plan.kernel = k.name;

@@ -76,6 +76,9 @@ constexpr int64_t kMaxElements = int64_t{1} << 48;
 // Throws PlanError naming the JSON path of the offending field.
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c);
 
+// The plan's defines as compiler options, "-DNAME=VALUE", in order.
+std::vector<std::string> define_options(const CasePlan& plan);
+
 // Replaces $name and ${name} in text with the params' values; throws PlanError(path) on an
 // unknown name.
 std::string substitute_params(const std::string& text, const Params& params, const std::string& path);

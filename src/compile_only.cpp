@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "case_job.h"
 #include "case_plan.h"
 #include "expectation.h"
 #include "report.h"
@@ -39,9 +40,9 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
       std::vector<std::string> options;
       std::string error;
       try {
-        for (const auto& [name, value] : plan_case(*k, c).defines) options.push_back("-D" + name + "=" + value);
+        options = define_options(plan_case(*k, c));
       } catch (const PlanError& e) {
-        error = fmt::format("{}: {}: {}", k->manifest, e.path, e.what());
+        error = plan_error_text(*k, e);
       }
       const auto [it, fresh] = configs.emplace(options, mine.size());
       if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error});

@@ -1,7 +1,6 @@
 #include "compile_worker.h"
 
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -9,29 +8,25 @@
 
 #include "compiler.h"
 #include "file_util.h"
+#include "protocol_channel.h"
 
 namespace hk {
 
 int run_compile_worker(const CompileWorkerOptions& opt) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
-  FILE* out = fdopen(opt.protocol_fd, "w");
-  if (!out) {
+  ProtocolChannel chan(opt.protocol_fd);
+  if (!chan.ok()) {
     std::cerr << "hkcheck compile worker: protocol descriptor " << opt.protocol_fd << " is not open\n";
     return 2;
   }
-  auto send = [&](const nlohmann::json& msg) {
-    const std::string line = msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    fwrite(line.data(), 1, line.size(), out);
-    fflush(out);
-  };
   std::unique_ptr<Compiler> compiler;
   try {
     compiler = open_compiler(opt.backend, opt.arch, opt.host);
   } catch (const std::exception& e) {
-    send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
+    chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
     return 0;
   }
-  send({{"type", "hello"}, {"ok", true}, {"compiler", compiler->version()}});
+  chan.send({{"type", "hello"}, {"ok", true}, {"compiler", compiler->version()}});
   std::string line;
   while (std::getline(std::cin, line)) {
     nlohmann::json req, res;
@@ -49,7 +44,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       res["ok"] = false;
       res["log"] = std::string("hkcheck: ") + e.what();
     }
-    send(res);
+    chan.send(res);
   }
   return 0;
 }

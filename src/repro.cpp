@@ -165,7 +165,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
 
   std::string opts;
   for (const std::string& o : base_compile_options(s.backend, s.arch)) opts += o + "\n";
-  for (const auto& [name, value] : plan.defines) opts += "-D" + name + "=" + value + "\n";
+  for (const std::string& o : define_options(plan)) opts += o + "\n";
   write_text(dir + "/compile_options.txt", opts);
 
   const std::string rerun = fmt::format(

@@ -1,5 +1,7 @@
 #include "result.h"
 
+#include "json_number.h"
+
 #include <cmath>
 #include <iterator>
 
@@ -11,20 +13,9 @@ namespace {
 constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS", "NOT_RUN", "LEAK"};
 constexpr int kStatusCount = sizeof kStatusNames / sizeof kStatusNames[0];
 
-// JSON has no NaN or Inf: write them as strings so a report stays valid JSON.
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-double read_number(const json& j) {
-  if (j.is_string()) {
-    const std::string s = j.get<std::string>();
-    if (s == "nan") return NAN;
-    return s == "inf" ? INFINITY : -INFINITY;
-  }
-  return j.get<double>();
-}
+// JSON has no NaN or Inf: json_number.h writes them as strings so a report stays valid JSON.
+json number(double v) { return json_number(v); }
+double read_number(const json& j) { return read_json_number(j); }
 
 json numbers(const std::vector<double>& v) {
   json j = json::array();

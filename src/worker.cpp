@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdio>
 #include <iostream>
 #include <malloc.h>
 #include <nlohmann/json.hpp>
@@ -13,25 +12,12 @@
 #include "case_exec.h"
 #include "case_job.h"
 #include "parallel_for.h"
+#include "protocol_channel.h"
 
 namespace hk {
 namespace {
 
 using nlohmann::json;
-
-class Channel {
- public:
-  explicit Channel(int fd) : out_(fdopen(fd, "w")) {}
-  bool ok() const { return out_ != nullptr; }
-  void send(const json& msg) {
-    const std::string line = msg.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-    fwrite(line.data(), 1, line.size(), out_);
-    fflush(out_);
-  }
-
- private:
-  FILE* out_;
-};
 
 std::unique_ptr<Backend> open_any(const WorkerOptions& opt, std::string* why) {
   std::vector<std::string> names = opt.backend == "auto" ? backend_names() : std::vector<std::string>{opt.backend};
@@ -56,7 +42,7 @@ int run_worker(const WorkerOptions& opt) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   set_parallel_threads(opt.cpu_threads);
-  Channel chan(opt.protocol_fd);
+  ProtocolChannel chan(opt.protocol_fd);
   if (!chan.ok()) {
     std::cerr << "hkcheck worker: protocol descriptor " << opt.protocol_fd << " is not open\n";
     return 2;

@@ -119,8 +119,7 @@ std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
 
 CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
   const auto t0 = Clock::now();
-  CaseResult r;
-  r.kernel = job.kernel, r.case_name = job.case_name, r.manifest = job.manifest, r.params = job.params;
+  CaseResult r = job_result(job);
   double worker_start_ms = 0;
   auto finish = [&](CaseResult res) {
     res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
