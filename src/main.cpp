@@ -68,6 +68,18 @@ std::string hostname() {
   return buf;
 }
 
+// Who ran what, when: the part of a report's run record every mode fills the same way.
+RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest_errors) {
+  RunInfo run;
+  run.hkcheck_version = HKCHECK_VERSION;
+  run.git_commit = HKCHECK_GIT_COMMIT;
+  run.host = hostname();
+  run.started_at = now_iso();
+  run.command.assign(argv, argv + argc);
+  run.manifest_errors = manifest_errors;
+  return run;
+}
+
 int diff_command(const std::string& a, const std::string& b) {
   nlohmann::json ja, jb;
   for (auto [path, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
@@ -338,13 +350,7 @@ int main(int argc, char** argv) {
   }
 
   if (compile_only) {
-    RunInfo info;
-    info.hkcheck_version = HKCHECK_VERSION;
-    info.git_commit = HKCHECK_GIT_COMMIT;
-    info.host = hostname();
-    info.started_at = now_iso();
-    info.command.assign(argv, argv + argc);
-    info.manifest_errors = manifest_errors;
+    const RunInfo info = run_info(argc, argv, manifest_errors);
     const int jobs_now = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int rc = compile_only_command(sel.kernels, CompileOnlyOptions{worker_exe.empty() ? exe : worker_exe, archs, jobs_now, timeout, host}, info,
                                         out_dir.empty() ? "results/compile-only" : out_dir);
@@ -361,14 +367,8 @@ int main(int argc, char** argv) {
   ropt.jobs = jobs;
   ropt.devices = devices;
   Runner runner(ropt);
-  RunInfo run;
-  run.hkcheck_version = HKCHECK_VERSION;
-  run.git_commit = HKCHECK_GIT_COMMIT;
-  run.host = hostname();
-  run.started_at = now_iso();
+  RunInfo run = run_info(argc, argv, manifest_errors);
   run.seed = seed;
-  run.command.assign(argv, argv + argc);
-  run.manifest_errors = manifest_errors;
   if (!resume_dir.empty()) run.resumed_from = journal_path;
 
   std::string why;
@@ -474,9 +474,8 @@ int main(int argc, char** argv) {
       }
     }
     journal_append(r);
-    const std::string why_not = r.leak ? leak_note(*r.leak) : r.message.substr(0, r.message.find('\n'));
     fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k.name, c.name, status_name(r.status),
-               r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + why_not.substr(0, 160));
+               r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));
   };
   for (const KernelSpec* k : sel.kernels) {
     for (const CaseSpec& c : k->cases) {

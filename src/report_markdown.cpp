@@ -55,7 +55,6 @@ std::string summary_note(const CaseResult& r) {
     return fmt::format("{} {} (expected: {}){}", r.status == Status::XFAIL ? "known" : "now", status_name(*r.actual_status),
                        r.expected->why, what.empty() ? "" : "; " + what);
   }
-  if (r.leak && r.leak->in_worker != r.leak->alone) return leak_note(*r.leak);
   if (r.status == Status::FLAKY) {
     std::string s;
     for (const auto& d : r.repeat_diffs)
