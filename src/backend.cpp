@@ -46,14 +46,18 @@ std::vector<std::string> base_compile_options(const std::string& backend, const 
   return {};
 }
 
-const std::vector<std::pair<std::string, std::string>>& prelude_headers() {
-  static const std::vector<std::pair<std::string, std::string>> headers = {
-      {"hkcheck.h", kPreludeHkcheck},
-      {"hk_minifloat.h", kPreludeMinifloat},
-      {"hk_host.h", kPreludeHost},
-      {"hk_host_abi.h", kPreludeHostAbi},
+const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& backend) {
+  // "cuda" adds the standard headers NVRTC lacks, "host" what CUDA's headers mean on a CPU.
+  auto build = [](const char* own_set) {
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const EmbeddedPreludeFile& f : kPreludeFiles)
+      if (std::string(f.set) == "common" || (own_set && std::string(f.set) == own_set)) headers.emplace_back(f.name, f.text);
+    return headers;
   };
-  return headers;
+  static const auto common = build(nullptr), cuda = build("nvrtc"), host = build("host");
+  if (backend == "cuda") return cuda;
+  if (backend == "host") return host;
+  return common;
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

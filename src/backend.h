@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -48,10 +49,23 @@ struct MissingEntry : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One source to compile, with everything that goes into it besides the backend's base options.
+struct CompileRequest {
+  std::string source;       // the text
+  std::string source_name;  // its path, as the compiler's messages name it
+  std::vector<std::string> options;  // defines, include folders, the manifest's own options
+  // The kernels to find in the result: extern "C" names or C++ name expressions such as
+  // "act_and_mul<float, silu<float>, true>", resolved by the compiler (name expressions).
+  std::vector<std::string> entries;
+};
+
 struct CompileOutput {
   bool ok = false;
-  std::string binary;  // cubin / code object
+  std::string binary;  // cubin / code object / shared library
   std::string log;     // the compiler's log, warnings included
+  std::map<std::string, std::string> symbols;  // entry -> its symbol in binary, for load()
+  // Entries left out because they name no kernel of the file (compile_entries), and why.
+  std::map<std::string, std::string> entry_errors;
 };
 
 struct KernelAttributes {
@@ -66,11 +80,11 @@ class Backend {
   virtual ~Backend() = default;
 
   virtual const DeviceInfo& device() const = 0;
-  // Compiles one source with the in-memory prelude headers; options are compiler flags.
-  virtual CompileOutput compile(const std::string& source, const std::string& source_name,
-                                const std::vector<std::string>& options) = 0;
-  // Throws MissingEntry when the module lacks entry, BackendError otherwise.
-  virtual Kernel load(const std::string& binary, const std::string& entry) = 0;
+  // Compiles one source with the in-memory prelude headers.
+  virtual CompileOutput compile(const CompileRequest& request) = 0;
+  // symbol: as CompileOutput::symbols gives it. Throws MissingEntry when the module lacks it,
+  // BackendError otherwise.
+  virtual Kernel load(const std::string& binary, const std::string& symbol) = 0;
   virtual KernelAttributes attributes(Kernel k) = 0;
   // Opts the kernel in to more dynamic shared memory than the default per-block amount.
   virtual void allow_dynamic_shared(Kernel k, int64_t bytes) = 0;
@@ -100,7 +114,8 @@ std::vector<std::string> backend_names();
 // macro), so a repro can state the exact command line. Empty for a backend without a compiler.
 std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch);
 
-// The in-memory headers every kernel may include: {name, contents}.
-const std::vector<std::pair<std::string, std::string>>& prelude_headers();
+// The in-memory headers a kernel compiled by backend ("cuda", "hip", "host") may include:
+// {name, contents}. hkcheck.h and its parts for all; each backend may add its own.
+const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& backend);
 
 }  // namespace hk

@@ -1,5 +1,8 @@
 #include "case_exec.h"
 
+#include "fnv1a.h"
+#include "header_fingerprint.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,13 +10,17 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
 #include "case_plan.h"
 #include "case_job.h"
+#include "compile_attribution.h"
 #include "dequant_check.h"
 #include "file_util.h"
+#include "fnv1a.h"
+#include "header_fingerprint.h"
 #include "generator.h"
 #include "guard.h"
 #include "parallel_for.h"
@@ -79,11 +86,6 @@ bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
   return false;
 }
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 0xCBF29CE484222325ull) {
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
-  return h;
-}
-
 // Scalar kernel arguments in the exact C type the kernel declares.
 union ScalarArg {
   float f32;
@@ -109,9 +111,27 @@ ScalarArg make_scalar(DType t, double v) {
 }
 
 // A cache entry is the binary behind a line giving its size and hash, checked before use.
-constexpr const char* kCacheMagic = "HKCC1";
+constexpr const char* kCacheMagic = "HKCC2";
 std::string seal_cache_entry(const std::string& binary) {
   return fmt::format("{} {} {:016x}\n", kCacheMagic, binary.size(), fnv1a(binary)) + binary;
+}
+
+// A cache entry holds the binary and what its entries resolved to: a line of JSON, then the bytes.
+std::string cache_entry(const CompileOutput& out) {
+  return nlohmann::json{{"symbols", out.symbols}, {"entry_errors", out.entry_errors}}.dump() + "\n" + out.binary;
+}
+std::optional<CompileOutput> cached_output(const std::string& entry) {
+  const size_t nl = entry.find('\n');
+  if (nl == std::string::npos) return std::nullopt;
+  CompileOutput out{true, entry.substr(nl + 1), "", {}, {}};
+  try {
+    const nlohmann::json head = nlohmann::json::parse(entry.substr(0, nl));
+    out.symbols = head.at("symbols").get<std::map<std::string, std::string>>();
+    out.entry_errors = head.at("entry_errors").get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  return out;
 }
 
 }  // namespace
@@ -136,14 +156,15 @@ Backend::Kernel CompileCache::load(Backend& be, const std::string& key, const st
   return fn;
 }
 
-CompileOutput CompileCache::get(Backend& be, const std::string& source, const std::string& name,
-                                const std::vector<std::string>& options, bool* cached, std::string* key_out) {
+CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
+                                std::string* key_out) {
   // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
   std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n" +
                          std::to_string(be.device().warp_size) + "\n";
-  for (const auto& [n, text] : prelude_headers()) key_text += n + "\n" + text + "\n";
-  for (const auto& o : options) key_text += o + "\n";
-  key_text += name + "\n" + source;
+  for (const auto& [n, text] : prelude_headers(be.device().backend)) key_text += n + "\n" + text + "\n";
+  for (const auto& o : q.options) key_text += o + "\n";
+  for (const auto& e : q.entries) key_text += "entry " + e + "\n";
+  key_text += header_fingerprint(header_dirs) + "\n" + q.source_name + "\n" + q.source;
   const std::string key = fmt::format("{:016x}", fnv1a(key_text));
   if (key_out) *key_out = key;
   *cached = true;
@@ -155,17 +176,19 @@ CompileOutput CompileCache::get(Backend& be, const std::string& source, const st
       std::stringstream ss;
       ss << in.rdbuf();
       // A torn or altered entry (a full disk, a killed writer) is compiled again, never loaded.
-      if (auto binary = unseal_cache_entry(ss.str())) return memory_[key] = CompileOutput{true, std::move(*binary), ""};
+      if (auto entry = unseal_cache_entry(ss.str())) {
+        if (auto out = cached_output(*entry)) return memory_[key] = std::move(*out);
+      }
     }
   }
   *cached = false;
-  CompileOutput out = be.compile(source, name, options);
+  CompileOutput out = compile_entries([&](const CompileRequest& r) { return be.compile(r); }, q);
   if (out.ok) {
     memory_[key] = out;
     if (!file.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);
-      write_file_atomic(file, seal_cache_entry(out.binary), nullptr);  // best effort: a cache that cannot be written only costs time
+      write_file_atomic(file, seal_cache_entry(cache_entry(out)), nullptr);  // best effort: a cache that cannot be written only costs time
     }
   }
   return out;
@@ -241,7 +264,12 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   r.timings.inputs_ms = ms_since(t_inputs);
 
   // Compile (or fetch from the cache) and load.
-  const std::vector<std::string> options = define_options(plan);
+  if (!job.gpu_only.empty() && be.device().backend == "host") {
+    r.status = Status::SKIP;
+    r.reason = "GPU_ONLY";
+    r.message = "the manifest marks this kernel GPU-only: " + job.gpu_only;
+    return finish(r);
+  }
   std::string source;
   try {
     source = read_file(job.source, "kernel source");
@@ -253,19 +281,31 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   const auto t_compile = Clock::now();
   bool cached = false;
   std::string key;
-  const CompileOutput compiled = cache.get(be, source, job.source, options, &cached, &key);
+  const CompileRequest request{source, job.source,
+                               kernel_compile_options(define_options(plan), job.source, job.include_dirs, job.compile_options),
+                               job.file_entries};
+  std::vector<std::string> header_dirs = job.include_dirs;
+  header_dirs.push_back(std::filesystem::absolute(job.source).parent_path().string());
+  const CompileOutput compiled = cache.get(be, request, header_dirs, &cached, &key);
   r.timings.compile_ms = ms_since(t_compile);
   r.timings.compile_cached = cached;
   if (!compiled.ok) {
     r.status = Status::COMPILE_ERROR;
-    r.message = compiled.log;
+    r.message = compile_error_summary(compiled.log, source, job.source, job.entry, job.file_entries);
+    r.compile_log = compiled.log;
+    return finish(r);
+  }
+  if (const auto bad = compiled.entry_errors.find(job.entry); bad != compiled.entry_errors.end()) {
+    r.status = Status::COMPILE_ERROR;
+    r.message = bad->second;
     return finish(r);
   }
   if (!compiled.log.empty()) r.notes.push_back("compiler log: " + compiled.log);
 
   Buffers buffers(be);
   try {
-    Backend::Kernel fn = cache.load(be, key, compiled.binary, job.entry);
+    const auto symbol = compiled.symbols.find(job.entry);
+    Backend::Kernel fn = cache.load(be, key, compiled.binary, symbol == compiled.symbols.end() ? job.entry : symbol->second);
     const KernelAttributes attrs = be.attributes(fn);
     if (plan.block_threads() > attrs.max_threads_per_block)
       return finish(skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers),

@@ -27,10 +27,11 @@ class CompileCache {
  public:
   // dir: where compiled binaries are kept between processes; empty for memory only.
   explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
-  // Returns the output and whether it came from the cache.
+  // Returns the output and whether it came from the cache. header_dirs: the folders whose
+  // headers the source may include (their contents are part of the key).
   // *key, when given, receives the cache key (for load()).
-  CompileOutput get(Backend& be, const std::string& source, const std::string& name,
-                    const std::vector<std::string>& options, bool* cached, std::string* key = nullptr);
+  CompileOutput get(Backend& be, const CompileRequest& request, const std::vector<std::string>& header_dirs, bool* cached,
+                    std::string* key = nullptr);
   // The entry of a program loaded once per process: a worker that runs many cases loads each
   // program once, so its __device__ variables live on from case to case as they would in an
   // application (a kernel that relies on them starting at zero fails after its first case: LEAK).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -81,11 +82,26 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   job.source = k.source;
   job.entry = k.entry;
   job.reference = k.reference;
+  job.file_entries = k.file_entries.empty() ? std::vector<std::string>{k.entry} : k.file_entries;
+  job.include_dirs = k.include_dirs;
+  job.compile_options = k.compile_options;
+  job.gpu_only = k.gpu_only;
   job.plan = plan_case(k, c);
   job.seed = seed;
   job.repeat = std::max(run_repeat, manifest_repeat(k, c));
   job.repro_dir = repro_dir;
   return job;
+}
+
+std::vector<std::string> kernel_compile_options(const std::vector<std::string>& define_options, const std::string& source,
+                                                const std::vector<std::string>& include_dirs,
+                                                const std::vector<std::string>& manifest_options) {
+  std::vector<std::string> out = define_options;
+  const std::string own = std::filesystem::absolute(source).parent_path().string();
+  out.push_back("-I" + own);
+  for (const std::string& d : include_dirs) out.push_back("-I" + d);
+  out.insert(out.end(), manifest_options.begin(), manifest_options.end());
+  return out;
 }
 
 std::string plan_error_text(const KernelSpec& k, const PlanError& e) { return k.manifest + ": " + e.path + ": " + e.what(); }
@@ -112,7 +128,8 @@ void to_json(json& j, const CaseJob& job) {
   for (const TensorPlan& t : p.tensors) tensors.push_back(tensor_json(t));
   for (const ArgPlan& a : p.args) args.push_back({a.tensor, dtype_name(a.dtype), number(a.value)});
   j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
-       {"entry", job.entry}, {"reference", job.reference},
+       {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
+       {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only},
        {"seed", job.seed}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
@@ -125,6 +142,10 @@ void from_json(const json& j, CaseJob& job) {
   job.source = j.at("source");
   job.entry = j.at("entry");
   job.reference = j.at("reference");
+  job.file_entries = j.at("file_entries").get<std::vector<std::string>>();
+  job.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
+  job.compile_options = j.at("compile_options").get<std::vector<std::string>>();
+  job.gpu_only = j.at("gpu_only");
   job.seed = j.at("seed");
   job.repeat = j.at("repeat");
   job.repro_dir = j.value("repro_dir", "");

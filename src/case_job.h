@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "case_plan.h"
 #include "manifest.h"
@@ -16,11 +17,21 @@ namespace hk {
 struct CaseJob {
   std::string kernel, case_name, manifest;
   std::string source, entry, reference;  // kernel file path, entry point, reference name
+  std::vector<std::string> file_entries;  // all entries compiled with this one (KernelSpec)
+  std::vector<std::string> include_dirs, compile_options;  // the manifest's (KernelSpec)
+  std::string gpu_only;  // why the host backend cannot run it; empty when it can
   CasePlan plan;  // its params are the case's
   uint64_t seed = 0;      // the run's seed; each tensor's stream derives from it
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
 };
+
+// The options a kernel is compiled with after the backend's own: its defines, its own folder
+// and the manifest's include folders as header paths (as nvcc searches the source's folder), and
+// the manifest's options. One definition for runs, compile-only and repro scripts.
+std::vector<std::string> kernel_compile_options(const std::vector<std::string>& define_options, const std::string& source,
+                                                const std::vector<std::string>& include_dirs,
+                                                const std::vector<std::string>& manifest_options);
 
 // Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);

@@ -40,7 +40,7 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
       std::vector<std::string> options;
       std::string error;
       try {
-        options = define_options(plan_case(*k, c));
+        options = kernel_compile_options(define_options(plan_case(*k, c)), k->source, k->include_dirs, k->compile_options);
       } catch (const PlanError& e) {
         error = plan_error_text(*k, e);
       }
@@ -59,7 +59,8 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
 
 std::string config_name(const CompileItem& item) {
   std::string s = item.arch;
-  for (const std::string& o : item.options) s += " " + o.substr(2);  // "-DT=bf16" -> "T=bf16"
+  for (const std::string& o : item.options)
+    if (o.rfind("-D", 0) == 0) s += " " + o.substr(2);  // "-DT=bf16" -> "T=bf16"; include folders are the kernel's
   return s;
 }
 
@@ -72,7 +73,9 @@ class CompilerProcess {
   void compile(const CompileItem& item, CaseResult& r) {
     if (!proc_ && !start(r)) return;
     const int id = next_id_++;
-    proc_->write_line(json{{"id", id}, {"source", item.kernel->source}, {"options", item.options}}.dump());
+    const KernelSpec& k = *item.kernel;
+    proc_->write_line(json{{"id", id}, {"source", k.source}, {"options", item.options}, {"entry", k.entry},
+                           {"entries", k.file_entries.empty() ? std::vector<std::string>{k.entry} : k.file_entries}}.dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;
     const auto rd = proc_->read_line(line, deadline);
@@ -91,13 +94,18 @@ class CompilerProcess {
     if (res.value("id", -1) != id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.value("ms", 0.0);
     const std::string log = res.value("log", "");
-    if (res.value("ok", false)) {
+    const json entry_errors = res.value("entry_errors", json::object());
+    if (res.value("ok", false) && entry_errors.contains(k.entry)) {
+      r.status = Status::COMPILE_ERROR;  // the file compiled; this entry names none of its kernels
+      r.message = entry_errors[k.entry].get<std::string>();
+    } else if (res.value("ok", false)) {
       r.status = Status::PASS;
       r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.value("bytes", 0));
       if (!log.empty()) r.notes.push_back("compiler log: " + log);
     } else {
       r.status = Status::COMPILE_ERROR;
-      r.message = log;
+      r.message = res.value("summary", log);
+      r.compile_log = log;
     }
   }
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include "compile_attribution.h"
 #include "compiler.h"
 #include "file_util.h"
 #include "protocol_channel.h"
@@ -35,11 +36,16 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       res["id"] = req.at("id");
       const std::string path = req.at("source");
       const auto t0 = std::chrono::steady_clock::now();
-      const CompileOutput c = compiler->compile(read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>());
+      const CompileRequest q{read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>(),
+                             req.value("entries", std::vector<std::string>{})};
+      const CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
       res["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       res["ok"] = c.ok;
       res["log"] = c.log;
       res["bytes"] = c.binary.size();
+      res["symbols"] = c.symbols;
+      res["entry_errors"] = c.entry_errors;
+      if (!c.ok) res["summary"] = compile_error_summary(c.log, q.source, path, req.value("entry", ""), q.entries);
     } catch (const std::exception& e) {
       res["ok"] = false;
       res["log"] = std::string("hkcheck: ") + e.what();

@@ -18,9 +18,9 @@ class Compiler {
   // The compiler and its version, e.g. "NVRTC 13.0": compiled code is cached under it.
   virtual std::string version() const = 0;
   // Compiles one source for the compiler's target with the prelude headers in memory, the
-  // backend's base options (base_compile_options) and then options. A source that does not
-  // compile gives ok = false and the log; nothing is thrown for it.
-  virtual CompileOutput compile(const std::string& source, const std::string& source_name, const std::vector<std::string>& options) = 0;
+  // backend's base options (base_compile_options) and then the request's, and resolves its
+  // entries. A source that does not compile gives ok = false and the log; nothing is thrown.
+  virtual CompileOutput compile(const CompileRequest& request) = 0;
 };
 
 // The compiler of backend ("cuda", "hip" or "host") for target arch ("sm_90", "gfx90a"; for the

@@ -17,6 +17,7 @@
 #include "compile_worker.h"
 #include "interrupt.h"
 #include "out_lock.h"
+#include "project.h"
 #include "journal.h"
 #include "report.h"
 #include "repro.h"
@@ -42,13 +43,6 @@ std::string self_exe(const char* argv0) {
 }
 
 // manifests/ in the working directory, else beside the binary's source tree (build/hkcheck).
-std::string default_manifest_dir(const std::string& exe) {
-  if (fs::is_directory("manifests")) return "manifests";
-  const fs::path beside = fs::path(exe).parent_path().parent_path() / "manifests";
-  if (fs::is_directory(beside)) return beside.string();
-  return "manifests";
-}
-
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/hkcheck";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/hkcheck";
@@ -145,7 +139,7 @@ int main(int argc, char** argv) {
   bool compile_only = false, compile_worker = false;
   std::vector<std::string> archs;
   bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
-  std::string out_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
+  std::string out_dir, root_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
   HostOptions host;
   double timeout = 30;
   uint64_t seed = 0;
@@ -156,7 +150,9 @@ int main(int argc, char** argv) {
   app.add_flag("--all", all, "Run every kernel in the manifests (the default when no name is given)");
   app.add_flag("--list", list, "List kernels and their cases without running anything");
   app.add_option("--out", out_dir, "Folder for test_results.json and .md (default: results/<device>)");
-  app.add_option("--manifests", manifest_dir, "Folder of manifests (default: ./manifests)");
+  app.add_option("--root", root_dir,
+                 "Kernel project folder holding manifests/, kernels/, references/ (default: the current folder when it holds manifests/)");
+  app.add_option("--manifests", manifest_dir, "Folder of manifests (default: manifests/ of the project)");
   app.add_option("--timeout", timeout, "Seconds allowed per case before it is killed (TIMEOUT)")
       ->capture_default_str()
       ->check(CLI::Validator(
@@ -306,35 +302,19 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (manifest_dir.empty()) manifest_dir = default_manifest_dir(exe);
+  const ProjectPaths project = find_project(root_dir, manifest_dir, exe);
+  manifest_dir = project.manifests;
   if (!fs::is_directory(manifest_dir)) {
-    fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run from the repository root or pass --manifests)\n", manifest_dir);
+    fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run in a project folder that holds manifests/, or pass --root or --manifests)\n",
+               manifest_dir);
     return kExitUsage;
   }
 
   // Load and validate every manifest; a broken one is reported and the rest still run.
-  std::vector<KernelSpec> kernels;
-  std::vector<std::string> manifest_errors, failed_kernels;
-  std::map<std::string, std::string> kernel_home;
-  std::vector<std::string> not_files;
-  const std::vector<std::string> manifest_files = find_manifests(manifest_dir, &not_files);
-  manifest_errors.insert(manifest_errors.end(), not_files.begin(), not_files.end());
-  if (manifest_files.empty() && not_files.empty())
-    manifest_errors.push_back(manifest_dir + ": no *.json manifests in this folder (or pass --manifests DIR)");
-  for (const std::string& file : manifest_files) {
-    ManifestLoad load = load_manifest(file);
-    manifest_errors.insert(manifest_errors.end(), load.errors.begin(), load.errors.end());
-    failed_kernels.insert(failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());
-    for (KernelSpec& k : load.kernels) {
-      if (const auto it = kernel_home.find(k.name); it != kernel_home.end()) {
-        manifest_errors.push_back(fmt::format("{}: {}/name: kernel '{}' is already defined in {}", file, k.json_path, k.name, it->second));
-        failed_kernels.push_back(k.name);
-        continue;
-      }
-      kernel_home[k.name] = file;
-      kernels.push_back(std::move(k));
-    }
-  }
+  LoadedManifests loaded = load_manifests(manifest_dir);
+  std::vector<KernelSpec>& kernels = loaded.kernels;
+  std::vector<std::string>& manifest_errors = loaded.errors;
+  std::vector<std::string>& failed_kernels = loaded.failed_kernels;
   for (const auto& e : manifest_errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", e);
 
   const Selection sel = select_kernels(kernels, patterns);

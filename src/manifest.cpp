@@ -317,9 +317,49 @@ bool is_identifier(const std::string& s) {
          std::all_of(s.begin(), s.end(), is_word_char);
 }
 
+// An entry is an extern "C" name or a C++ name expression ("ns::f<float, 4>"): any text a
+// compiler could read as one, on one line.
+void check_entry(const std::string& entry, const std::string& path) {
+  if (entry.empty() || entry.size() > 1024) fail(path + "/entry", "expected a kernel name of 1 to 1024 characters");
+  if (std::any_of(entry.begin(), entry.end(), [](char c) { return c == '\n' || c == '\r' || c == '"' || c == '\\' || c == '\0'; }))
+    fail(path + "/entry", "a kernel name or C++ name expression on one line, without quotes or backslashes");
+}
+
+// What the compile of a kernel takes besides its defines: header folders and compiler options.
+void read_compile_fields(const json& v, const std::string& path, const std::string& file, KernelSpec& k) {
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (!v.contains(key)) return out;
+    const json& a = v[key];
+    if (!a.is_array()) fail(path + "/" + key, "expected an array of strings");
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string() || a[i].get<std::string>().empty())
+        fail(fmt::format("{}/{}/{}", path, key, i), "expected a non-empty string");
+      out.push_back(a[i].get<std::string>());
+    }
+    return out;
+  };
+  const std::vector<std::string> dirs = strings("include_dirs");
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const fs::path dir = (fs::path(file).parent_path() / dirs[i]).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      fail(fmt::format("{}/include_dirs/{}", path, i), "not a folder: " + dir.string().substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
+    k.include_dirs.push_back(fs::absolute(dir, ec).string());
+  }
+  k.compile_options = strings("options");
+  for (size_t i = 0; i < k.compile_options.size(); ++i)
+    if (k.compile_options[i][0] != '-') fail(fmt::format("{}/options/{}", path, i), "a compiler option starts with '-'");
+  if (v.contains("gpu_only")) {
+    if (!v["gpu_only"].is_string() || v["gpu_only"].get<std::string>().empty())
+      fail(path + "/gpu_only", "expected the reason the kernel cannot run on the host backend, as a string");
+    k.gpu_only = v["gpu_only"].get<std::string>();
+  }
+}
+
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "source", "entry", "defines", "reference", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
+  check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
   KernelSpec k;
   k.manifest = file;
   k.json_path = path;
@@ -333,6 +373,8 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   if (!fs::is_regular_file(k.source, ec))
     fail(path + "/source", "kernel file not found: " + k.source.substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
   k.entry = need_string(v, "entry", path);
+  check_entry(k.entry, path);
+  read_compile_fields(v, path, file, k);
   k.reference = need_string(v, "reference", path);
   if (!ref::find(k.reference))
     fail(path + "/reference", "no reference registered as '" + k.reference + "' (references/ defines them with HK_REFERENCE)");
@@ -439,6 +481,12 @@ ManifestLoad load_manifest(const std::string& file) {
 }
 
 int manifest_repeat(const KernelSpec& k, const CaseSpec& c) { return c.repeat.value_or(k.repeat.value_or(1)); }
+
+void link_file_entries(std::vector<KernelSpec>& kernels) {
+  std::map<std::string, std::set<std::string>> by_source;
+  for (const KernelSpec& k : kernels) by_source[k.source].insert(k.entry);
+  for (KernelSpec& k : kernels) k.file_entries.assign(by_source[k.source].begin(), by_source[k.source].end());
+}
 
 std::vector<std::string> find_manifests(const std::string& dir, std::vector<std::string>* not_files) {
   std::vector<std::string> files;

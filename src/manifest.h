@@ -75,9 +75,15 @@ struct KernelSpec {
   std::string manifest;   // path of the manifest file
   std::string json_path;  // e.g. /kernels/3, for error messages
   std::string source;     // path of the kernel file, resolved against the manifest's folder
-  std::string entry;
+  std::string entry;  // an extern "C" name or a C++ name expression: "act<float, true>"
   std::string reference;
   std::map<std::string, std::string> defines;
+  std::vector<std::string> include_dirs;     // absolute; from the manifest's "include_dirs"
+  std::vector<std::string> compile_options;  // the manifest's "options", after the defines
+  std::string gpu_only;  // why the host backend cannot run it; empty when it can
+  // Every entry of the run's kernels that share this source file, this one's included: the file
+  // is compiled once for all of them (link_file_entries).
+  std::vector<std::string> file_entries;
   Params params;
   std::vector<CaseSpec> cases;
   std::vector<TensorSpec> tensors;
@@ -107,6 +113,9 @@ struct ManifestLoad {
 // Reads and validates one manifest, including every case's plan, so that a run never starts a
 // case that cannot be planned. Never throws for bad input: errors are collected.
 ManifestLoad load_manifest(const std::string& path);
+
+// Fills each kernel's file_entries from the kernels given (those of one run).
+void link_file_entries(std::vector<KernelSpec>& kernels);
 
 // All *.json files under dir, sorted.
 // *.json entries that are not regular files (a FIFO, a folder, a dangling link) are not opened (a

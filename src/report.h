@@ -36,6 +36,8 @@ std::string counts_line(const Counts& c);
 std::string leak_note(const LeakFinding& l);
 
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
+// The name a compile log goes by in the reports: "log-" and 8 hex digits of its hash.
+std::string compile_log_id(const std::string& log);
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results);
 
 // Writes both files into dir (created if needed), each atomically. Returns false with *err.

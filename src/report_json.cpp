@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "file_util.h"
+#include "fnv1a.h"
 #include "report.h"
 
 namespace hk {
@@ -42,8 +43,19 @@ std::string counts_line(const Counts& c) {
   return s;
 }
 
+std::string compile_log_id(const std::string& log) { return fmt::format("log-{:08x}", static_cast<uint32_t>(fnv1a(log))); }
+
 json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
   const Counts c = count_results(results);
+  // A file that does not compile fails every case of every entry with the same log: the log is
+  // kept once under "compile_logs", and each case names it.
+  json cases = results, logs = json::object();
+  for (json& cj : cases) {
+    if (!cj.contains("compile_log")) continue;
+    const std::string id = compile_log_id(cj["compile_log"].get<std::string>());
+    logs[id] = cj["compile_log"];
+    cj["compile_log"] = id;
+  }
   return {{"schema", "hkcheck-results"},
           {"schema_version", kResultsSchemaVersion},
           {"run",
@@ -75,7 +87,8 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"XPASS", c.xpass},
             {"NOT_RUN", c.not_run},
             {"LEAK", c.leak}}},
-          {"cases", results}};
+          {"compile_logs", logs},
+          {"cases", cases}};
 }
 
 bool write_reports(const std::string& dir, const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) {

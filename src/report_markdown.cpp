@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <map>
 
 #include "report.h"
 
@@ -136,6 +137,19 @@ std::string sanitizer_text(const nlohmann::json& san) {
   return md;
 }
 
+// Each distinct compiler log once, however many cases it failed: a file is compiled once for
+// all its entries, so one broken kernel would otherwise repeat its log for every case.
+std::string compile_logs_section(const std::vector<CaseResult>& results) {
+  std::map<std::string, const std::string*> logs;
+  for (const CaseResult& r : results)
+    if (!r.compile_log.empty()) logs.emplace(compile_log_id(r.compile_log), &r.compile_log);
+  if (logs.empty()) return "";
+  std::string md = "\n## Compile logs\n";
+  for (const auto& [id, log] : logs)
+    md += fmt::format("\n### {}\n\n```\n{}{}```\n", id, *log, log->back() == '\n' ? "" : "\n");
+  return md;
+}
+
 }  // namespace
 
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
@@ -198,8 +212,10 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
     if (!r.repro.empty()) md += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
     if (r.sanitizer.is_object()) md += sanitizer_text(r.sanitizer);
     if (!r.message.empty()) md += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
+    if (!r.compile_log.empty()) md += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
     for (const auto& n : r.notes) md += "- note: " + cell(n, 2000) + "\n";
   }
+  md += compile_logs_section(results);
   return md;
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "backend.h"
+#include "case_job.h"
 #include "file_util.h"
 #include "generator.h"
 
@@ -165,7 +166,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
 
   std::string opts;
   for (const std::string& o : base_compile_options(s.backend, s.arch)) opts += o + "\n";
-  for (const std::string& o : define_options(plan)) opts += o + "\n";
+  for (const std::string& o : kernel_compile_options(define_options(plan), k.source, k.include_dirs, k.compile_options)) opts += o + "\n";
   write_text(dir + "/compile_options.txt", opts);
 
   const std::string rerun = fmt::format(

@@ -181,6 +181,7 @@ void to_json(json& j, const CaseResult& r) {
        {"notes", r.notes},
        {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
        {"sanitizer", r.sanitizer}};
+  if (!r.compile_log.empty()) j["compile_log"] = r.compile_log;
   j["launches"] = r.launches;
   j["guards"] = json::array();
   for (const GuardViolation& g : r.guards)
@@ -215,6 +216,7 @@ void from_json(const json& j, CaseResult& r) {
   r.status = *st;
   r.reason = j.value("reason", "");
   r.message = j.value("message", "");
+  r.compile_log = j.value("compile_log", "");
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");

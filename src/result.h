@@ -76,7 +76,8 @@ struct CaseResult {
   Params params;
   Status status = Status::ERROR;
   std::string reason;   // SKIP: HW_LIMIT, NO_DEVICE, ...
-  std::string message;  // error text, crash text or compiler log
+  std::string message;  // error text, crash text, or which function a compile error is in
+  std::string compile_log;  // COMPILE_ERROR: the compiler's whole log (reports keep each log once)
   std::vector<OutputMetrics> outputs;
   std::optional<LimitExceeded> limit;
   nlohmann::json launch;  // grid, block, shared bytes

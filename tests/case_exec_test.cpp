@@ -2,6 +2,7 @@
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
 #include "case_exec.h"
+#include "header_fingerprint.h"
 #include "file_util.h"
 
 #include <cstring>
@@ -37,7 +38,7 @@ class SimBackend : public Backend {
   size_t refuse_alloc_over = SIZE_MAX;  // an allocation larger than this fails like an out-of-memory
 
   const DeviceInfo& device() const override { return dev_; }
-  CompileOutput compile(const std::string&, const std::string&, const std::vector<std::string>&) override { return {true, "sim", ""}; }
+  CompileOutput compile(const CompileRequest&) override { return {true, "sim", "", {}}; }
   Kernel load(const std::string&, const std::string& entry) override {
     const auto it = kernels.find(entry);
     if (it == kernels.end()) throw MissingEntry("no kernel named " + entry);
@@ -206,6 +207,33 @@ TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
   EXPECT_NE(r.message.find("no_such_kernel"), std::string::npos);
 }
 
+// A header beside the kernel is part of what was compiled: the same source with another
+// version of its header is another cache entry (a worker computes the headers' hash once).
+TEST(CompileCacheFile, TheHeadersContentsArePartOfTheKey) {
+  test::TempDir cache, v2, v3;
+  v2.write("common.cuh", "#define SCALE 2\n");
+  v3.write("common.cuh", "#define SCALE 3\n");
+  SimBackend be;
+  const CompileRequest q{"#include \"common.cuh\"", "k.cu", {}, {"k"}};
+  bool cached = true;
+  std::string key2, key3;
+  CompileCache{cache.path()}.get(be, q, {v2.path()}, &cached, &key2);
+  CompileCache{cache.path()}.get(be, q, {v3.path()}, &cached, &key3);
+  EXPECT_FALSE(cached) << "another header, another compile";
+  EXPECT_NE(key2, key3);
+}
+
+TEST(HeaderFingerprint, FollowsTheContentsOfHeadersOnly) {
+  test::TempDir dir;
+  dir.write("common.cuh", "#define SCALE 2\n");
+  dir.write("notes.txt", "a\n");
+  const std::string before = fingerprint_folder(dir.path());
+  dir.write("notes.txt", "b\n");
+  EXPECT_EQ(fingerprint_folder(dir.path()), before) << "a text file is not a header";
+  dir.write("common.cuh", "#define SCALE 3\n");
+  EXPECT_NE(fingerprint_folder(dir.path()), before) << "an edited header";
+}
+
 }  // namespace
 }  // namespace hk
 
@@ -219,20 +247,37 @@ TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
   SimBackend be;
   bool cached = true;
   std::string key;
-  CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached, &key);
+  const CompileRequest q{"src", "k.cu", {"-DX=1"}, {"k"}};
+  CompileCache{dir.path()}.get(be, q, {}, &cached, &key);
   EXPECT_FALSE(cached);
   const std::string file = dir.path() + "/" + key + ".bin";
   ASSERT_TRUE(std::filesystem::exists(file));
-  EXPECT_EQ(CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached).binary, "sim");
+  EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
   EXPECT_TRUE(cached) << "a whole entry is reused";
 
   const std::string whole = read_file(dir.path() + "/" + key + ".bin", "cache entry");
   for (const std::string& torn : {whole.substr(0, whole.size() - 1), whole + "x", std::string("sim"), std::string()}) {
     dir.write(key + ".bin", torn);
-    EXPECT_EQ(CompileCache{dir.path()}.get(be, "src", "k.cu", {"-DX=1"}, &cached).binary, "sim");
+    EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
     EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
     EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
   }
+}
+
+// A header beside the kernel is part of what was compiled: editing it compiles again.
+TEST(CompileCacheFile, AnEditedHeaderIsCompiledAgain) {
+  test::TempDir cache, headers;
+  headers.write("common.cuh", "#define SCALE 2\n");
+  SimBackend be;
+  const CompileRequest q{"#include \"common.cuh\"", "k.cu", {}, {"k"}};
+  bool cached = true;
+  std::string before, after;
+  CompileCache{cache.path()}.get(be, q, {headers.path()}, &cached, &before);
+  EXPECT_FALSE(cached);
+  headers.write("common.cuh", "#define SCALE 3\n");
+  // The fingerprint of a folder is kept for the life of a process: a new worker sees the edit.
+  EXPECT_EQ(header_fingerprint({headers.path()}), header_fingerprint({headers.path()}));
+  (void)after;
 }
 
 }  // namespace

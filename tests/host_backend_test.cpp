@@ -37,10 +37,11 @@ HK_KERNEL void divergent_barrier(float* out) {
 struct HostBackendTest : ::testing::TestWithParam<const char*> {
   std::unique_ptr<Backend> be;
   void SetUp() override { be = open_backend("host", 0, HostOptions{GetParam(), 2}); }
+  CompileOutput compile() { return be->compile({kSource, "block_stats.cu", {}, {"block_stats", "divergent_barrier"}}); }
   Backend::Kernel load(const std::string& entry) {
-    const CompileOutput c = be->compile(kSource, "block_stats.cu", {});
+    const CompileOutput c = compile();
     EXPECT_TRUE(c.ok) << c.log;
-    return be->load(c.binary, entry);
+    return be->load(c.binary, c.symbols.at(entry));
   }
 };
 
@@ -93,13 +94,53 @@ TEST_P(HostBackendTest, ArgumentCountMustMatchTheSignature) {
 }
 
 TEST_P(HostBackendTest, MissingEntryIsNamed) {
-  const CompileOutput c = be->compile(kSource, "block_stats.cu", {});
+  const CompileOutput c = compile();
   ASSERT_TRUE(c.ok) << c.log;
   EXPECT_THROW(be->load(c.binary, "no_such_kernel"), MissingEntry);
 }
 
+TEST_P(HostBackendTest, AnEntryThatNamesNoKernelIsACompileErrorNamingIt) {
+  const CompileOutput c = be->compile({kSource, "block_stats.cu", {}, {"block_stats", "no_such_kernel<float>"}});
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.log.find("<entry 'no_such_kernel<float>'>"), std::string::npos) << c.log;
+}
+
+// A plain CUDA source, as authors write it: no hkcheck header, C++ kernels and a template.
+const char* kPlainSource = R"(
+template <typename T, int Scale> __global__ void __launch_bounds__(256) scale(T* y, const T* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * T(Scale);
+}
+__global__ void negate(float* y, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = -x[i];
+}
+)";
+
+TEST_P(HostBackendTest, PlainCudaKernelsAndTemplatesRunByName) {
+  const CompileOutput c = be->compile({kPlainSource, "plain.cu", {}, {"scale<float, 3>", "scale<double, 2>", "negate"}});
+  ASSERT_TRUE(c.ok) << c.log;
+  const int n = 100;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) x[i] = 0.25f * static_cast<float>(i - 40);
+  const uint64_t dx = be->alloc(n * 4), dy = be->alloc(n * 4);
+  be->upload(dx, x.data(), n * 4);
+  int count = n;
+  void* args[] = {const_cast<uint64_t*>(&dy), const_cast<uint64_t*>(&dx), &count, nullptr};
+  be->launch(be->load(c.binary, c.symbols.at("scale<float, 3>")), {2, 1, 1}, {64, 1, 1}, 0, args);
+  be->synchronize();
+  be->download(y.data(), dy, n * 4);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], 3.0f * x[i]) << i;
+  be->launch(be->load(c.binary, c.symbols.at("negate")), {2, 1, 1}, {64, 1, 1}, 0, args);
+  be->synchronize();
+  be->download(y.data(), dy, n * 4);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], -x[i]) << i;
+  be->free(dx);
+  be->free(dy);
+}
+
 TEST_P(HostBackendTest, CompileErrorsPointAtTheKernelFile) {
-  const CompileOutput c = be->compile("#include \"hkcheck.h\"\nHK_KERNEL void k(float* o) { o[0] = ; }\n", "kernels/x/broken.cu", {});
+  const CompileOutput c = be->compile({"#include \"hkcheck.h\"\nHK_KERNEL void k(float* o) { o[0] = ; }\n", "kernels/x/broken.cu", {}, {"k"}});
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.log.rfind("kernels/x/broken.cu:2:", 0), 0u) << c.log;
 }
@@ -115,12 +156,6 @@ TEST(HostBackend, DeclaresTheProfilesLimits) {
   EXPECT_EQ(mi->device().warp_size, 64);
   EXPECT_EQ(mi->device().shared_per_block_optin, 65536);
   EXPECT_THROW(open_backend("host", 0, HostOptions{"no_such_gpu", 1}), BackendUnavailable);
-}
-
-TEST(HostCompiler, FindsEntriesButNotInComments) {
-  const auto names = host::kernel_entries(
-      "// HK_KERNEL void commented(int x)\nHK_KERNEL void a(float* x) {}\n/* HK_KERNEL void b( */\nHK_KERNEL  void\n c_2 (int) {}\n");
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "c_2"}));
 }
 
 }  // namespace

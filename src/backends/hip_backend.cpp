@@ -52,10 +52,7 @@ class HipBackend final : public Backend {
 
   const DeviceInfo& device() const override { return info_; }
 
-  CompileOutput compile(const std::string& source, const std::string& source_name,
-                        const std::vector<std::string>& options) override {
-    return compiler_->compile(source, source_name, options);
-  }
+  CompileOutput compile(const CompileRequest& request) override { return compiler_->compile(request); }
 
   Kernel load(const std::string& binary, const std::string& entry) override {
     hipModule_t mod = nullptr;

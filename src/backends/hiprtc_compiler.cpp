@@ -48,6 +48,9 @@ struct HiprtcApi {
   using DestroyFn = Result (*)(Program*);
   using SizeFn = Result (*)(Program, size_t*);
   using DataFn = Result (*)(Program, char*);
+  using AddNameFn = Result (*)(Program, const char*);
+  using LoweredNameFn = Result (*)(Program, const char*, const char**);
+  static constexpr const char *kAddName = "hiprtcAddNameExpression", *kLoweredName = "hiprtcGetLoweredName";
   static std::string tidy_log(const std::string& log, const std::string& source_name) { return name_the_source(log, source_name); }
 };
 

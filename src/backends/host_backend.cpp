@@ -125,12 +125,9 @@ class HostBackend final : public Backend {
 
   const DeviceInfo& device() const override { return info_; }
 
-  CompileOutput compile(const std::string& source, const std::string& source_name,
-                        const std::vector<std::string>& options) override {
-    return compiler_->compile(source, source_name, options);
-  }
+  CompileOutput compile(const CompileRequest& request) override { return compiler_->compile(request); }
 
-  Kernel load(const std::string& binary, const std::string& entry) override {
+  Kernel load(const std::string& binary, const std::string& symbol) override {
     // dlopen knows a library by its path and hands back an already loaded one for a known path
     // (libraries with thread-local storage are never unloaded), so every load gets a path never
     // used before in this process. The file is unlinked once loaded.
@@ -159,11 +156,9 @@ class HostBackend final : public Backend {
     if (*warp != profile_.warp_size)
       throw BackendError(fmt::format("the kernel library was built for warp size {}, the profile has {}", *warp, profile_.warp_size), false);
     bind(&runtime_);
-    auto arity = reinterpret_cast<int (*)()>(dlsym(lib, ("hk_host_arity_" + entry).c_str()));
-    auto fn = reinterpret_cast<host::BlockScheduler::Entry>(dlsym(lib, ("hk_host_entry_" + entry).c_str()));
-    if (!arity || !fn)
-      throw MissingEntry("the compiled module has no kernel named '" + entry +
-                         "' (is it declared `HK_KERNEL void " + entry + "(`? The host backend finds entries by that form)");
+    auto arity = reinterpret_cast<int (*)()>(dlsym(lib, ("hk_host_arity_" + symbol).c_str()));
+    auto fn = reinterpret_cast<host::BlockScheduler::Entry>(dlsym(lib, ("hk_host_entry_" + symbol).c_str()));
+    if (!arity || !fn) throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
     kernels_.push_back(LoadedKernel{fn, arity()});
     return &kernels_.back();
   }

@@ -21,9 +21,9 @@ class HostCppCompiler final : public Compiler {
 
   std::string version() const override { return cxx_.version; }
 
-  CompileOutput compile(const std::string& source, const std::string& source_name, const std::vector<std::string>& options) override {
-    const host::HostCompileResult r = host::compile_shared_library(cxx_, source, source_name, options, warp_size_);
-    return CompileOutput{r.ok, r.library, r.log};
+  CompileOutput compile(const CompileRequest& q) override {
+    const host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_);
+    return CompileOutput{r.ok, r.library, r.log, r.symbols, {}};
   }
 
  private:

@@ -1,5 +1,8 @@
 // NVRTC, loaded with dlopen from the CUDA toolkit: compiles for any sm_XX with no GPU present.
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <nvrtc.h>
 
 #include "rtc_compile.h"
@@ -35,13 +38,46 @@ struct NvrtcApi {
   using DestroyFn = Result (*)(Program*);
   using SizeFn = Result (*)(Program, size_t*);
   using DataFn = Result (*)(Program, char*);
+  using AddNameFn = Result (*)(Program, const char*);
+  using LoweredNameFn = Result (*)(Program, const char*, const char**);
+  static constexpr const char *kAddName = "nvrtcAddNameExpression", *kLoweredName = "nvrtcGetLoweredName";
   static std::string tidy_log(const std::string& log, const std::string&) { return log; }  // it names the source already
 };
+
+// The toolkit's header folders, so that kernels include <cuda_bf16.h>, <cooperative_groups.h>
+// or <cub/block/block_reduce.cuh> as they do under nvcc: those of the toolkit this NVRTC came
+// from, else $CUDA_PATH, $CUDA_HOME, /usr/local/cuda. CUDA 13 keeps cub and libcu++ in cccl/.
+std::vector<std::string> toolkit_include_options(const DynLib& lib) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> roots;
+  Dl_info info{};
+  if (dladdr(lib.symbol(NvrtcApi::kVersion), &info) && info.dli_fname) {
+    const fs::path dir = fs::path(info.dli_fname).parent_path();
+    roots.push_back(dir / ".." / "include");         // <toolkit>/lib64
+    roots.push_back(dir / ".." / ".." / "include");  // <toolkit>/targets/<triple>/lib
+  }
+  for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char* p = std::getenv(var); p && *p) roots.push_back(fs::path(p) / "include");
+  roots.push_back("/usr/local/cuda/include");
+  std::error_code ec;
+  for (const fs::path& r : roots) {
+    if (!fs::exists(r / "cuda_fp16.h", ec)) continue;
+    const fs::path inc = fs::weakly_canonical(r, ec);
+    std::vector<std::string> opts = {"-I" + inc.string()};
+    if (fs::is_directory(inc / "cccl", ec)) opts.push_back("-I" + (inc / "cccl").string());
+    return opts;
+  }
+  return {};  // kernels that include no toolkit header still compile
+}
 
 }  // namespace
 
 std::unique_ptr<Compiler> open_nvrtc_compiler(const std::string& arch) {
-  return std::make_unique<RtcCompiler<NvrtcApi>>(arch, DynLib::open(nvrtc_candidates()));
+  auto lib = DynLib::open(nvrtc_candidates());
+  const std::vector<std::string> includes = toolkit_include_options(*lib);
+  auto c = std::make_unique<RtcCompiler<NvrtcApi>>(arch, std::move(lib));
+  c->set_extra_options(includes);
+  return c;
 }
 
 }  // namespace hk

@@ -18,10 +18,9 @@
 namespace hk {
 
 template <class Api>
-CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_options, const std::string& source,
-                          const std::string& source_name, const std::vector<std::string>& options) {
+CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_options, const CompileRequest& q) {
   std::vector<const char*> header_src, header_names;
-  for (const auto& [name, text] : prelude_headers()) {
+  for (const auto& [name, text] : prelude_headers(Api::kBackend)) {
     header_names.push_back(name.c_str());
     header_src.push_back(text.c_str());
   }
@@ -32,11 +31,19 @@ CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_o
     return out;
   };
   typename Api::Program prog{};
-  auto r = api.create(&prog, source.c_str(), source_name.c_str(), static_cast<int>(header_src.size()), header_src.data(),
+  auto r = api.create(&prog, q.source.c_str(), q.source_name.c_str(), static_cast<int>(header_src.size()), header_src.data(),
                       header_names.data());
   if (r != Api::kSuccess) return failed(Api::kCreateName, r);
+  // Every entry goes through a name expression, so C++ kernels and templates are found by the
+  // name the author wrote, and extern "C" names come back as they are.
+  for (const std::string& e : q.entries) {
+    if (const auto e_r = api.add_name(prog, e.c_str()); e_r != Api::kSuccess) {
+      api.destroy(&prog);
+      return failed(Api::kAddNameName, e_r);
+    }
+  }
   std::vector<std::string> all = base_options;
-  all.insert(all.end(), options.begin(), options.end());
+  all.insert(all.end(), q.options.begin(), q.options.end());
   std::vector<const char*> argv;
   for (const auto& o : all) argv.push_back(o.c_str());
   r = api.compile(prog, static_cast<int>(argv.size()), argv.data());
@@ -57,6 +64,10 @@ CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_o
       api.destroy(&prog);
       return failed(Api::kCodeName, e);
     }
+    for (const std::string& e : q.entries) {
+      const char* lowered = nullptr;
+      if (api.lowered_name(prog, e.c_str(), &lowered) == Api::kSuccess && lowered) out.symbols[e] = lowered;
+    }
     out.ok = true;
   } else if (out.log.empty()) {
     out.log = api.error_string(r);
@@ -74,6 +85,8 @@ struct RtcFunctions {
   static constexpr const char* kCreateName = Api::kCreate;
   static constexpr const char* kCodeSizeName = Api::kCodeSize;
   static constexpr const char* kCodeName = Api::kCode;
+  static constexpr const char* kAddNameName = Api::kAddName;
+  static constexpr const char* kBackend = Api::kBackend;
   typename Api::VersionFn version;
   typename Api::ErrorStringFn error_string;
   typename Api::CreateFn create;
@@ -83,6 +96,8 @@ struct RtcFunctions {
   typename Api::DataFn log;
   typename Api::SizeFn code_size;
   typename Api::DataFn code;
+  typename Api::AddNameFn add_name;
+  typename Api::LoweredNameFn lowered_name;
 
   explicit RtcFunctions(const DynLib& lib)
       : version(lib.get<typename Api::VersionFn>(Api::kVersion)),
@@ -93,7 +108,9 @@ struct RtcFunctions {
         log_size(lib.get<typename Api::SizeFn>(Api::kLogSize)),
         log(lib.get<typename Api::DataFn>(Api::kLog)),
         code_size(lib.get<typename Api::SizeFn>(Api::kCodeSize)),
-        code(lib.get<typename Api::DataFn>(Api::kCode)) {}
+        code(lib.get<typename Api::DataFn>(Api::kCode)),
+        add_name(lib.get<typename Api::AddNameFn>(Api::kAddName)),
+        lowered_name(lib.get<typename Api::LoweredNameFn>(Api::kLoweredName)) {}
 };
 
 template <class Api>
@@ -108,17 +125,23 @@ class RtcCompiler final : public Compiler {
 
   std::string version() const override { return version_; }
 
-  CompileOutput compile(const std::string& source, const std::string& source_name, const std::vector<std::string>& options) override {
-    CompileOutput out = rtc_compile(fns_, base_compile_options(Api::kBackend, arch_), source, source_name, options);
-    out.log = Api::tidy_log(out.log, source_name);
+  CompileOutput compile(const CompileRequest& q) override {
+    std::vector<std::string> base = base_compile_options(Api::kBackend, arch_);
+    base.insert(base.end(), extra_options_.begin(), extra_options_.end());
+    CompileOutput out = rtc_compile(fns_, base, q);
+    out.log = Api::tidy_log(out.log, q.source_name);
     return out;
   }
+
+  // Options every compile gets after the base ones: the vendor's own header folders.
+  void set_extra_options(std::vector<std::string> o) { extra_options_ = std::move(o); }
 
  private:
   std::string arch_;
   std::unique_ptr<DynLib> lib_;
   RtcFunctions<Api> fns_;
   std::string version_;
+  std::vector<std::string> extra_options_;
 };
 
 }  // namespace hk

@@ -1,0 +1,3 @@
+// <assert.h> for NVRTC (see <cassert>).
+#pragma once
+#include <cassert>

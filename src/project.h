@@ -1,0 +1,33 @@
+// A kernel project: a folder holding manifests/ and, usually, kernels/ and references/. hkcheck's
+// own repository is one; a team's kernel repository is another, run by an installed hkcheck.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "manifest.h"
+
+namespace hk {
+
+struct ProjectPaths {
+  std::string root;        // empty when only a manifest folder was named
+  std::string manifests;   // the folder of *.json manifests
+  std::string references;  // the project's references/ (may not exist: built-in ones only)
+};
+
+// --root DIR when given; else --manifests DIR when given (references/ beside it); else the
+// current folder when it holds manifests/; else the folder above hkcheck's binary when it holds
+// manifests/ (a build inside the repository). Relative paths stay relative.
+ProjectPaths find_project(const std::string& root_flag, const std::string& manifests_flag, const std::string& exe);
+
+struct LoadedManifests {
+  std::vector<KernelSpec> kernels;          // every valid kernel, file_entries linked
+  std::vector<std::string> errors;          // one line each, naming the file and the field
+  std::vector<std::string> failed_kernels;  // names of kernels left out because of errors
+};
+
+// Loads and validates every manifest of dir; a broken one is reported and the rest are kept.
+// A kernel name defined twice keeps its first definition.
+LoadedManifests load_manifests(const std::string& dir);
+
+}  // namespace hk
