@@ -22,8 +22,9 @@ struct ExitStatus {
 class Subprocess {
  public:
   // argv[0] is the program path. protocol_fd is the descriptor number the child writes its
-  // protocol lines to (passed to it in argv by the caller). Throws std::runtime_error.
-  Subprocess(const std::vector<std::string>& argv, int protocol_fd);
+  // protocol lines to (passed to it in argv by the caller). env: "NAME=value" entries that
+  // replace or add to this process's environment for the child. Throws std::runtime_error.
+  Subprocess(const std::vector<std::string>& argv, int protocol_fd, const std::vector<std::string>& env = {});
   ~Subprocess();  // kills and reaps the child if still running
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;

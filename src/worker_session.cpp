@@ -106,7 +106,7 @@ WorkerSession::~WorkerSession() { close(); }
 std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   discard();
   try {
-    worker_ = std::make_unique<Subprocess>(launch_.argv, kProtocolFd);
+    worker_ = std::make_unique<Subprocess>(launch_.argv, kProtocolFd, launch_.env);
   } catch (const std::exception& e) {
     *why = e.what();
     return std::nullopt;

@@ -20,6 +20,7 @@ class Subprocess;
 struct WorkerLaunch {
   std::vector<std::string> argv;  // the worker's command line (a wrapper such as compute-sanitizer first)
   double start_timeout_s = 120;   // for the worker to open its device and say hello
+  std::vector<std::string> env;   // "NAME=value" for the worker's environment (which GPU it sees)
 };
 
 class WorkerSession {
