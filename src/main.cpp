@@ -20,6 +20,8 @@
 #include "project.h"
 #include "journal.h"
 #include "report.h"
+#include "report_junit.h"
+#include "file_util.h"
 #include "repro.h"
 #include "runner.h"
 #include "host_profile.h"
@@ -139,6 +141,7 @@ int main(int argc, char** argv) {
   bool compile_only = false, compile_worker = false;
   std::vector<std::string> archs;
   bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
+  std::string junit_path;
   std::string out_dir, root_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
   HostOptions host;
   double timeout = 30;
@@ -202,6 +205,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_flag("--sanitize", sanitize, "Run FAIL, CRASH and FLAKY cases (XFAIL ones too) again under compute-sanitizer (memcheck, racecheck; CUDA only)");
   app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
+  app.add_option("--junit", junit_path, "Also write the results as JUnit XML to this file (for CI test reports)");
   app.add_flag("--version", version, "Print the version and exit");
   std::vector<std::string> diff_files;
   app.add_option("--diff", diff_files,
@@ -531,7 +535,8 @@ int main(int argc, char** argv) {
   if (sig) run.interrupted = signal_label(sig);
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string err;
-  if (!write_reports(out_dir, run, results, &err)) {
+  if (!write_reports(out_dir, run, results, &err) ||
+      (!junit_path.empty() && !write_file_atomic(junit_path, results_junit(run, results), &err))) {
     fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
     return kExitUsage;
   }

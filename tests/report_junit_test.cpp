@@ -1,0 +1,60 @@
+// JUnit XML as CI systems read it: per kernel suites with counts that add up, each verdict in
+// its element, and text that cannot break the XML.
+#include "report_junit.h"
+
+#include <gtest/gtest.h>
+
+namespace hk {
+namespace {
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+CaseResult make(const std::string& kernel, const std::string& name, Status st, const std::string& message = "") {
+  CaseResult r;
+  r.kernel = kernel;
+  r.case_name = name;
+  r.status = st;
+  r.message = message;
+  r.timings.wall_ms = 1500;
+  return r;
+}
+
+TEST(ReportJunit, EachVerdictInItsElementAndCountsAddUp) {
+  std::vector<CaseResult> rs = {make("rmsnorm", "n=1", Status::PASS), make("rmsnorm", "n=2", Status::FAIL, "out: 3 of 8 elements\nmore"),
+                                make("rmsnorm", "n=3", Status::CRASH, "signal 11"), make("silu", "a", Status::SKIP, "over the limit"),
+                                make("silu", "b", Status::COMPILE_ERROR, "silu does not compile: x.cu(3): error")};
+  rs[3].reason = "HW_LIMIT";
+  rs[4].compile_log = "x.cu(3): error: expected a ;";
+  RunInfo run;
+  run.backend = "host";
+  const std::string x = results_junit(run, rs);
+  EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hkcheck\" tests=\"5\" failures=\"1\" errors=\"2\" skipped=\"1\"", 0), 0u) << x;
+  EXPECT_NE(x.find("<testsuite name=\"rmsnorm\" tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"0\" time=\"4.500\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<testsuite name=\"silu\" tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"1\""), std::string::npos) << x;
+  EXPECT_EQ(count(x, "<testcase "), 5u);
+  EXPECT_NE(x.find("<failure type=\"FAIL\" message=\"FAIL: out: 3 of 8 elements\">"), std::string::npos) << "the first line is the message";
+  EXPECT_NE(x.find("<skipped message=\"SKIP HW_LIMIT: over the limit\"/>"), std::string::npos) << x;
+  EXPECT_NE(x.find("compiler log:\nx.cu(3): error: expected a ;"), std::string::npos) << "the log goes in the error's text";
+  EXPECT_EQ(count(x, "<testsuite "), count(x, "</testsuite>"));
+}
+
+TEST(ReportJunit, ExpectedFailuresAreSkippedWithTheirReason) {
+  CaseResult r = make("kb", "c", Status::XFAIL, "CRASH");
+  r.expected = ExpectedVerdict{"CRASH", "", "faults on purpose"};
+  const std::string x = results_junit(RunInfo{}, {r});
+  EXPECT_NE(x.find("<skipped message=\"expected CRASH: faults on purpose\"/>"), std::string::npos) << x;
+}
+
+TEST(ReportJunit, TextCannotBreakTheXml) {
+  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>\x01\x1b\n"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;??\n");
+  const std::string x = results_junit(RunInfo{}, {make("k<1>", "n=\"2\"", Status::ERROR, "bad\x07 byte")});
+  EXPECT_NE(x.find("classname=\"k&lt;1&gt;\" name=\"n=&quot;2&quot;\""), std::string::npos) << x;
+  EXPECT_EQ(x.find('\x07'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hk
