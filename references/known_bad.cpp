@@ -15,3 +15,10 @@ HK_REFERENCE(known_bad_total) {
   for (double v : ctx.tensor("x").data) total += v;
   ctx.tensor("out").data.assign(1, total);
 }
+
+// out[r] += sum of row r of x (the atomic_row_sum kernel: out is inout, starting from its inputs).
+HK_REFERENCE(known_bad_row_sum_add) {
+  auto x = ctx.matrix("x");
+  auto& out = ctx.tensor("out").data;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) out[static_cast<size_t>(r)] += x.row(r).sum();
+}

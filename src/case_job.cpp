@@ -51,6 +51,7 @@ json tensor_json(const TensorPlan& t) {
   json j = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"numel", t.numel}, {"role", role_name(t.role)},
             {"init", {{"kind", t.init.kind}, {"fields", fields}}},
             {"tolerance", {number(tol.atol), number(tol.rtol), number(tol.ulps), number(tol.max_mismatch_fraction), number(tol.hard_ulps)}}};
+  if (t.deterministic) j["deterministic"] = true;
   if (t.dequant) j["dequant"] = {{"scale", t.dequant->scale}, {"block", t.dequant->block}, {"against", t.dequant->against}, {"max_rel_l2", number(t.dequant->max_rel_l2)}};
   return j;
 }
@@ -61,6 +62,7 @@ TensorPlan tensor_from(const json& j) {
   t.shape = j.at("shape").get<std::vector<int64_t>>();
   t.numel = j.at("numel");
   t.role = role_from(j.at("role"));
+  t.deterministic = j.value("deterministic", false);
   t.init.kind = j.at("init").at("kind");
   for (auto it = j.at("init").at("fields").begin(); it != j.at("init").at("fields").end(); ++it) t.init.fields[it.key()] = read_number(*it);
   const json& tol = j.at("tolerance");

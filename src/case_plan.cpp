@@ -150,6 +150,7 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
         throw PlanError(fmt::format("{}/shape/{}", path, d), fmt::format("the shape has more than {} elements", kMaxElements));
       t.numel *= t.shape.back();
     }
+    t.deterministic = ts.deterministic;
     if (ts.init) {
       t.init.kind = ts.init->kind;
       for (const auto& [field, text] : ts.init->fields) {

@@ -49,6 +49,7 @@ struct TensorPlan {
   GeneratorPlan init;
   Tolerance tolerance;
   std::optional<DequantPlan> dequant;
+  bool deterministic = false;  // launches must agree bit for bit (TensorSpec)
   size_t bytes() const { return storage_bytes(dtype, numel); }
 };
 

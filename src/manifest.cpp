@@ -151,7 +151,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
 
 TensorSpec read_tensor(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected a tensor object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "dequant"});
+  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "dequant", "deterministic"});
   TensorSpec t;
   t.name = need_string(v, "name", path);
   t.dtype = need_string(v, "dtype", path);
@@ -172,6 +172,11 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
   if (v.contains("dequant")) {
     if (t.role == Role::in) fail(path + "/dequant", "an input tensor is not compared; dequant applies to out/inout");
     t.dequant = read_dequant(v["dequant"], path + "/dequant");
+  }
+  if (v.contains("deterministic")) {
+    if (!v["deterministic"].is_boolean()) fail(path + "/deterministic", "expected true or false");
+    if (t.role == Role::in) fail(path + "/deterministic", "an input tensor is not compared; deterministic applies to out/inout");
+    t.deterministic = v["deterministic"].get<bool>();
   }
   return t;
 }

@@ -46,6 +46,9 @@ struct TensorSpec {
   std::optional<GeneratorSpec> init;
   ToleranceSpec tolerance;
   std::optional<DequantSpec> dequant;
+  // The output must come out the same bit for bit on every launch; otherwise launches may differ
+  // (float atomics accumulate in any order) as long as each is within tolerance.
+  bool deterministic = false;
 };
 
 struct ArgSpec {

@@ -1,5 +1,7 @@
 #include "repeat_compare.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,6 +14,14 @@ int64_t differing_elements(const std::vector<uint8_t>& first, const std::vector<
   for (size_t off = 0; off < first.size(); off += element_size)
     n += std::memcmp(first.data() + off, again.data() + off, element_size) != 0;
   return n;
+}
+
+double largest_difference(DType t, const std::vector<uint8_t>& first, const std::vector<uint8_t>& again) {
+  const std::vector<double> a = unpack(t, first), b = unpack(t, again);
+  double most = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) most = std::max(most, std::fabs(a[i] - b[i]));
+  return most;
 }
 
 }  // namespace hk

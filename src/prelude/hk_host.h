@@ -123,7 +123,8 @@ template <typename T> inline T atomicAdd(T* p, T v) {
   if constexpr (std::is_integral<T>::value) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
   } else {
-    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST), sum;
+    T old, sum;  // __atomic_load_n takes integers and pointers only
+    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
     do {
       sum = old + v;
     } while (!__atomic_compare_exchange(p, &old, &sum, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));

@@ -121,3 +121,16 @@ HK_KERNEL void leaky_total(f32* out, const f32* x, int n) {
     out[0] = total;
   }
 }
+
+// Correct, but not bit-reproducible: each block adds its part of a row into out[row] with a float
+// atomicAdd, so the order of the additions (and the last bits of the sum) varies between
+// launches. Every launch is within tolerance: PASS, with a note that the launches differ.
+HK_KERNEL void atomic_row_sum(f32* out, const f32* x, int cols) {
+  const int row = blockIdx.y;
+  const int chunk = (cols + gridDim.x - 1) / gridDim.x;
+  const int begin = blockIdx.x * chunk, end = min(cols, begin + chunk);
+  f32 v = 0.f;
+  for (int j = begin + threadIdx.x; j < end; j += blockDim.x) v += x[(long long)row * cols + j];
+  const f32 s = hk::block_sum(v);
+  if (threadIdx.x == 0) atomicAdd(&out[row], s);
+}
