@@ -181,11 +181,31 @@ std::vector<CompileErrorSite> compile_error_sites(const std::string& log, const 
   const std::vector<SourceFunction> functions = source_functions(source);
   const std::string own_name = std::filesystem::path(source_name).filename().string();
   const int source_lines = static_cast<int>(std::count(source.begin(), source.end(), '\n')) + 1;
+  static const std::regex required_re(R"(^(.*?):(\d+):\d+:\s+required from here)");
+  static const std::regex during_re(R"(detected during.* at line (\d+) of (.*)$)");
+  auto function_at = [&](int line) {
+    std::string name;
+    for (const SourceFunction& f : functions)
+      if (line >= f.first_line && line <= f.last_line) name = f.name;
+    return name;
+  };
   std::vector<CompileErrorSite> out;
   std::istringstream in(log);
   std::smatch m;
+  int required_line = 0;  // gcc: the user's line a template in a header was instantiated from
   for (std::string line; std::getline(in, line);) {
     if (line.size() > 4096) continue;  // not a diagnostic line
+    // An error inside a header's template belongs to the user's function that instantiated it:
+    // gcc says where before the error, NVRTC after it.
+    if (std::regex_search(line, m, required_re) && std::filesystem::path(m[1].str()).filename().string() == own_name) {
+      required_line = std::atoi(m[2].str().c_str());
+      continue;
+    }
+    if (std::regex_search(line, m, during_re) && !out.empty() && out.back().function.empty() &&
+        std::filesystem::path(m[2].str()).filename().string() == own_name) {
+      out.back().function = function_at(std::atoi(m[1].str().c_str()));
+      continue;
+    }
     CompileErrorSite site;
     if (std::regex_search(line, m, symbol_re) && (line.find("error") != std::string::npos)) {
       site.text = line;
@@ -208,9 +228,11 @@ std::vector<CompileErrorSite> compile_error_sites(const std::string& log, const 
           if (quoted_in(site.text, entry_function(entry))) site.function = entry_function(entry);
         site.names_entry = true;
       } else if (own_file) {
-        for (const SourceFunction& f : functions)
-          if (site.line >= f.first_line && site.line <= f.last_line) site.function = f.name;
+        site.function = function_at(site.line);
+      } else if (required_line > 0) {
+        site.function = function_at(required_line);
       }
+      required_line = 0;
       // The name map's follow-up errors repeat the same failure: keep one per entry.
       if (site.file.rfind("__nv_name_map", 0) == 0 && site.function.empty()) continue;
     } else {
@@ -230,9 +252,12 @@ std::string compile_error_summary(const std::string& log, const std::string& sou
     if (s.function == mine) return fmt::format("{} does not compile: {}", entry, where(s));
   std::vector<std::string> culprits;
   const CompileErrorSite* first = nullptr;
-  for (const CompileErrorSite& s : sites)
-    if (!s.function.empty() && std::find(culprits.begin(), culprits.end(), s.function) == culprits.end()) {
-      culprits.push_back(s.function);
+  for (const bool entry_errors : {false, true})  // errors in functions first, then misnamed entries
+    for (const CompileErrorSite& s : sites) {
+      if (s.function.empty() || s.names_entry != entry_errors) continue;
+      const std::string who = s.names_entry ? "the entry " + s.function + " (names no kernel of the file)" : s.function;
+      if (std::find(culprits.begin(), culprits.end(), who) != culprits.end()) continue;
+      culprits.push_back(who);
       if (!first) first = &s;
     }
   if (first) {

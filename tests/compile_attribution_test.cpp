@@ -61,6 +61,20 @@ TEST(CompileAttribution, GccAndPtxasErrorsAreAttributedToo) {
   EXPECT_NE(compile_error_summary(ptxas, kSource, "k/two.cu", "broken", entries).find("because of good"), std::string::npos);
 }
 
+TEST(CompileAttribution, AnErrorInAHeaderTemplateBelongsToTheFunctionThatInstantiatedIt) {
+  const std::vector<std::string> entries = {"good<float, 4>", "broken"};
+  const std::string gcc =
+      "include/hk_host.h: In instantiation of 'T atomicAdd(T*, T) [with T = float]':\n"
+      "k/two.cu:13:34:   required from here\n"
+      "include/hk_host.h:126:28: error: operand type 'float*' is incompatible\n";
+  EXPECT_NE(compile_error_summary(gcc, kSource, "k/two.cu", "broken", entries).find("broken does not compile"), std::string::npos);
+  const std::string nvrtc =
+      "cub/block.cuh(40): error: no instance of overloaded function\n"
+      "          detected during instantiation of \"void good<T,N>(T *, const T *) [with T=float, N=4]\" at line 8 of k/two.cu\n";
+  EXPECT_NE(compile_error_summary(nvrtc, kSource, "k/two.cu", "good<float, 4>", entries).find("good<float, 4> does not compile"),
+            std::string::npos);
+}
+
 TEST(CompileAttribution, AnEntryThatNamesNothingIsLeftOutAndTheRestCompiles) {
   std::vector<std::vector<std::string>> asked;
   auto compiler = [&](const CompileRequest& q) {
