@@ -36,7 +36,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace hk;
 
-constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+// 3: the run judged nothing (no case reached a verdict: all skipped, say for want of a GPU), or
+// --diff compared no case. CI must not read that as a pass.
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNothingChecked = 3;
 
 std::string self_exe(const char* argv0) {
   std::error_code ec;
@@ -78,7 +80,10 @@ RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest
 
 int diff_command(const std::string& a, const std::string& b) {
   nlohmann::json ja, jb;
-  for (auto [path, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
+  for (auto [given, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
+    // A results folder stands for the test_results.json in it.
+    const std::string file = fs::is_directory(*given) ? (fs::path(*given) / "test_results.json").string() : *given;
+    const std::string* path = &file;
     try {
       std::ifstream in(*path);
       if (!in) throw std::runtime_error("no such file");
@@ -98,7 +103,12 @@ int diff_command(const std::string& a, const std::string& b) {
   for (const auto& c : d.changed) fmt::print("changed  {:<28} {:<40} {} -> {}\n", c.kernel, c.case_name, c.before, c.after);
   for (const auto& c : d.missing) fmt::print("not compared  {:<23} {:<40} {} | {}\n", c.kernel, c.case_name, c.before, c.after);
   fmt::print("{} cases compared: {} changed verdict, {} not run in both\n", d.compared, d.changed.size(), d.missing.size());
-  return d.changed.empty() ? kExitOk : kExitFailed;
+  if (!d.changed.empty()) return kExitFailed;
+  if (d.compared == 0) {
+    fmt::print(stderr, "hkcheck: --diff: the two runs have no case in common: nothing was compared\n");
+    return kExitNothingChecked;
+  }
+  return kExitOk;
 }
 
 // Workers per device: enough to keep the CPU-side work (inputs, references, comparisons) of
@@ -549,5 +559,10 @@ int main(int argc, char** argv) {
   }
   if (!manifest_errors.empty()) return kExitUsage;
   const bool failed = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); });
-  return failed ? kExitFailed : kExitOk;
+  if (failed) return kExitFailed;
+  if (c.total == c.skip) {
+    fmt::print(stderr, "hkcheck: no case reached a verdict ({}): nothing was checked\n", c.total ? "all were skipped" : "none was selected");
+    return kExitNothingChecked;
+  }
+  return kExitOk;
 }

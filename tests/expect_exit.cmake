@@ -1,0 +1,7 @@
+# Runs CMD (a ;-list) and fails unless it exits with EXPECTED: for exit codes other than 0 and
+# "non-zero", which ctest alone can tell apart.
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL "${EXPECTED}")
+  message(FATAL_ERROR "expected exit code ${EXPECTED}, got ${rc}\n${out}\n${err}")
+endif()
+message(STATUS "exit code ${rc} as expected\n${err}")
