@@ -145,6 +145,17 @@ TEST_P(HostBackendTest, CompileErrorsPointAtTheKernelFile) {
   EXPECT_EQ(c.log.rfind("kernels/x/broken.cu:2:", 0), 0u) << c.log;
 }
 
+// A template explosion can make log lines of megabytes; they are reported like any other (the
+// log's clean-up once recursed per character of a line and could overflow the stack).
+TEST(HostCompiler, AHugeCompileLogLineIsReported) {
+  const std::string name(1 << 20, 'q');
+  const auto be = open_backend("host", 0, HostOptions{"h100", 1});
+  const CompileOutput c = be->compile({"void f() {\n  " + name + " = 1;\n}\n", "huge.cu", {}, {}});
+  EXPECT_FALSE(c.ok);
+  EXPECT_GT(c.log.size(), size_t{1} << 20) << "a line of a megabyte";
+  EXPECT_EQ(c.log.rfind("huge.cu:2:", 0), 0u) << c.log.substr(0, 200);
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, HostBackendTest, ::testing::Values("h100", "mi325x"));
 
 TEST(HostBackend, DeclaresTheProfilesLimits) {

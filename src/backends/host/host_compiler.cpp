@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <regex>
+#include <string_view>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,6 +57,27 @@ Ran run_capture(const std::vector<std::string>& argv, const std::string& log_pat
   ss << in.rdbuf();
   r.output = ss.str();
   return r;
+}
+
+// The log without gcc's "In function ...:" context lines. Line by line, not std::regex: a
+// template error can make a log of megabytes, and libstdc++'s regex recurses per character.
+std::string without_context_lines(const std::string& log) {
+  std::string out;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string_view line(log.data() + start, end - start);
+    const bool context = !line.empty() && line.back() == ':' &&
+                         (line.find(": In function") != std::string_view::npos || line.find(": In member function") != std::string_view::npos ||
+                          line.find(": At global scope") != std::string_view::npos);
+    if (!context) {
+      out.append(line);
+      if (end < log.size()) out += '\n';
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 // A private folder that goes away with the compile.
@@ -142,8 +163,7 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
   for (size_t p; (p = out.log.find(dir.path + "/")) != std::string::npos;) out.log.erase(p, dir.path.size() + 1);
-  static const std::regex context_line(R"((^|\n)[^\n]*: (In function|In member function|At global scope)[^\n]*:(?=\n|$))");
-  out.log = std::regex_replace(out.log, context_line, "");
+  out.log = without_context_lines(out.log);
   out.log.erase(0, out.log.find_first_not_of('\n'));
   if (!r.started || r.exit_code != 0) return out;
   std::ifstream in(dir.path + "/kernel.so", std::ios::binary);
