@@ -3,6 +3,7 @@
 # results/<gpu>/ come from one known command. Each stage writes its logs and results into OUTDIR.
 #   bench/gpu_run.sh OUTDIR build checks     # build, unit tests, --all and the known-bad corpus
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
+#   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
@@ -27,6 +28,14 @@ for stage in "$@"; do
       tail -2 "$out/known_bad.log"
       build-gpu/tests/known_bad_check "$out/known_bad/test_results.json" tests/known_bad
       build-gpu/hkcheck --diff results/h100/test_results.json "$out/all/test_results.json" | tail -3
+      ;;
+    examples)
+      # As a team would: an installed hkcheck, run from the project's own folder.
+      prefix="$out/install"
+      cmake --install build-gpu --prefix "$prefix" >"$out/install.log" 2>&1 || { tail -20 "$out/install.log"; exit 1; }
+      rm -rf "$out/examples"
+      (cd examples/kernel_project && "$prefix/bin/hkcheck" --out "$out/examples" --cache-dir "$cache") >"$out/examples.log" 2>&1
+      echo "examples exit code: $?"; tail -2 "$out/examples.log"
       ;;
     bench)
       PYTHONUNBUFFERED=1 python3 bench/overhead.py --hkcheck build-gpu/hkcheck --keep "$out/bench" --torch 2>&1 | tee "$out/bench.txt"

@@ -1,6 +1,10 @@
 // The contract between hkcheck and a CPU reference: a reference reads the case's parameters and
 // input tensors (already rounded to their dtype, as the kernel sees them), and writes every
 // output tensor in double precision. Inout tensors arrive holding their initial values.
+//
+// References are compiled when a run needs them, by the system C++ compiler with Eigen, one
+// shared library per reference file (with reference_context.cpp beside this header), and loaded
+// by hkcheck's workers: adding one needs no rebuild of hkcheck.
 #pragma once
 
 #include <Eigen/Dense>
@@ -45,6 +49,7 @@ class Context {
 
   // Filled by hkcheck.
   std::map<std::string, double> numbers;
+  double (*round_dtype)(const std::string& dtype, double v) = nullptr;  // hkcheck's rounding, for round_to
   std::map<std::string, std::string> strings;
   std::map<std::string, Tensor> tensors;
 };
@@ -60,6 +65,13 @@ struct Registrar {
 };
 
 }  // namespace hk::ref
+
+// What a reference library exports to hkcheck (reference_context.cpp defines them). The version
+// changes whenever Context or Function changes shape, so a library built for another hkcheck is
+// refused instead of misread.
+#define HK_REFERENCE_ABI 1
+extern "C" int hk_reference_abi();
+extern "C" const hk::ref::Function* hk_reference_find(const char* name);
 
 // Defines and registers a reference: HK_REFERENCE(rmsnorm) { auto x = ctx.matrix("x"); ... }
 #define HK_REFERENCE(name)                                                 \

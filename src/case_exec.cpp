@@ -26,6 +26,7 @@
 #include "parallel_for.h"
 #include "repeat_compare.h"
 #include "reference.h"
+#include "runtime_references.h"
 #include "repro.h"
 
 namespace hk {
@@ -252,9 +253,15 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     return res;
   };
   const CasePlan& plan = job.plan;
-  const ref::Function* reference = ref::find(job.reference);
-  if (!reference) {
-    r.message = fmt::format("reference '{}' is not built into this hkcheck", job.reference);
+  if (!job.reference_error.empty()) {
+    r.message = job.reference_error;
+    return finish(r);
+  }
+  const ref::Function* reference = nullptr;
+  try {
+    reference = load_reference(job.reference_library, job.reference);
+  } catch (const std::exception& e) {
+    r.message = e.what();
     return finish(r);
   }
   r.launch = {{"grid", plan.grid}, {"block", plan.block}, {"shared_bytes", plan.shared_bytes}};
@@ -276,6 +283,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   // Inputs in double, rounded to their dtype: exactly what the kernel will see.
   const auto t_inputs = Clock::now();
   ref::Context ctx;
+  ctx.round_dtype = round_for_reference;
   for (const auto& [name, v] : plan.params) {
     if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
     else ctx.strings[name] = std::get<std::string>(v);

@@ -131,7 +131,7 @@ void to_json(json& j, const CaseJob& job) {
   for (const ArgPlan& a : p.args) args.push_back({a.tensor, dtype_name(a.dtype), number(a.value)});
   j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
        {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
-       {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only},
+       {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only}, {"reference_library", job.reference_library}, {"reference_error", job.reference_error},
        {"seed", job.seed}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
@@ -148,6 +148,8 @@ void from_json(const json& j, CaseJob& job) {
   job.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
   job.compile_options = j.at("compile_options").get<std::vector<std::string>>();
   job.gpu_only = j.at("gpu_only");
+  job.reference_library = j.at("reference_library");
+  job.reference_error = j.at("reference_error");
   job.seed = j.at("seed");
   job.repeat = j.at("repeat");
   job.repro_dir = j.value("repro_dir", "");

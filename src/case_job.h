@@ -20,6 +20,8 @@ struct CaseJob {
   std::vector<std::string> file_entries;  // all entries compiled with this one (KernelSpec)
   std::vector<std::string> include_dirs, compile_options;  // the manifest's (KernelSpec)
   std::string gpu_only;  // why the host backend cannot run it; empty when it can
+  std::string reference_library;  // the shared library holding the reference (runtime_references.h)
+  std::string reference_error;    // why there is none: the reference did not compile
   CasePlan plan;  // its params are the case's
   uint64_t seed = 0;      // the run's seed; each tensor's stream derives from it
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger

@@ -326,6 +326,7 @@ int main(int argc, char** argv) {
 
   // Load and validate every manifest; a broken one is reported and the rest still run.
   LoadedManifests loaded = load_manifests(manifest_dir);
+  const ReferenceIndex reference_index = find_references(loaded, project);
   std::vector<KernelSpec>& kernels = loaded.kernels;
   std::vector<std::string>& manifest_errors = loaded.errors;
   std::vector<std::string>& failed_kernels = loaded.failed_kernels;
@@ -358,6 +359,7 @@ int main(int argc, char** argv) {
                    std::to_string(worker_cpu_threads())},
                   repeat};
   ropt.isolation = isolation == "case" ? Isolation::case_alone : Isolation::worker;
+  ropt.references = build_references(sel.kernels, reference_index, cache_dir, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   ropt.jobs = jobs;
   ropt.devices = devices;
   Runner runner(ropt);

@@ -11,7 +11,6 @@
 #include "case_plan.h"
 #include "dtype.h"
 #include "expectation.h"
-#include "reference.h"
 
 namespace hk {
 
@@ -364,7 +363,7 @@ void read_compile_fields(const json& v, const std::string& path, const std::stri
 
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
+  check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
   KernelSpec k;
   k.manifest = file;
   k.json_path = path;
@@ -381,8 +380,14 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   check_entry(k.entry, path);
   read_compile_fields(v, path, file, k);
   k.reference = need_string(v, "reference", path);
-  if (!ref::find(k.reference))
-    fail(path + "/reference", "no reference registered as '" + k.reference + "' (references/ defines them with HK_REFERENCE)");
+  if (!is_identifier(k.reference)) fail(path + "/reference", "a reference name is a C identifier, as HK_REFERENCE(name) defines it");
+  if (v.contains("reference_source")) {  // the name is looked up when the run gathers its references
+    if (!v["reference_source"].is_string()) fail(path + "/reference_source", "expected the path of a reference .cpp file");
+    const fs::path src = (fs::path(file).parent_path() / v["reference_source"].get<std::string>()).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(src, ec)) fail(path + "/reference_source", "reference file not found: " + src.string().substr(0, 1024));
+    k.reference_source = fs::absolute(src, ec).string();
+  }
   if (v.contains("defines")) {
     const json& d = v["defines"];
     if (!d.is_object()) fail(path + "/defines", "expected an object: NAME -> value");

@@ -80,6 +80,7 @@ struct KernelSpec {
   std::string source;     // path of the kernel file, resolved against the manifest's folder
   std::string entry;  // an extern "C" name or a C++ name expression: "act<float, true>"
   std::string reference;
+  std::string reference_source;  // absolute; the manifest's "reference_source", when given
   std::map<std::string, std::string> defines;
   std::vector<std::string> include_dirs;     // absolute; from the manifest's "include_dirs"
   std::vector<std::string> compile_options;  // the manifest's "options", after the defines

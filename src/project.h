@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
 #include "manifest.h"
+#include "runtime_references.h"
 
 namespace hk {
 
@@ -29,5 +32,15 @@ struct LoadedManifests {
 // Loads and validates every manifest of dir; a broken one is reported and the rest are kept.
 // A kernel name defined twice keeps its first definition.
 LoadedManifests load_manifests(const std::string& dir);
+
+// Finds every kernel's reference: in hkcheck's built-in folder, the project's references/, and
+// the files manifests name ("reference_source"). A kernel whose reference is nowhere, or defined
+// twice, is an error of its manifest (naming the field and the places searched) and is left out.
+ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project);
+
+// Builds the libraries of the kernels' references before a run (cached by content), printing a
+// line when any had to be compiled. Reference name -> library or compiler message.
+std::map<std::string, ReferenceLibrary> build_references(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
+                                                         const std::string& cache_dir, int jobs);
 
 }  // namespace hk

@@ -106,6 +106,10 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   CaseJob job;
   try {
     job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
+    const auto ref = opt_.references.find(k.reference);
+    if (ref == opt_.references.end()) job.reference_error = "reference '" + k.reference + "' was not gathered for this run";
+    else if (!ref->second.ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->second.log;
+    else job.reference_library = ref->second.path;
   } catch (const PlanError& e) {
     return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_));
   }

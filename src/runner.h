@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "backend.h"
 #include "manifest.h"
 #include "result.h"
+#include "runtime_references.h"
 #include "worker_session.h"
 
 namespace hk {
@@ -37,6 +39,8 @@ struct RunOptions {
   Isolation isolation = Isolation::worker;
   int jobs = 1;                  // workers per device at once
   std::vector<int> devices;      // device indices run_all spreads the cases over; empty: {device}
+  // Reference name -> its library, or why it has none (main builds them before the run).
+  std::map<std::string, ReferenceLibrary> references;
 };
 
 // One case for run_all, and where its repro output goes ("" for none).

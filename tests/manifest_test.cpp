@@ -1,4 +1,5 @@
 #include "manifest.h"
+#include "project.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -93,10 +94,27 @@ TEST_F(Fixture, MissingKernelFile) {
   EXPECT_NE(error_of(k).find("/kernels/0/source: kernel file not found"), std::string::npos);
 }
 
+// A reference is looked up when the run gathers its references (project.h), among hkcheck's own
+// and the project's: one found nowhere is an error of its manifest, and that kernel is left out.
 TEST_F(Fixture, UnknownReference) {
-  json k = valid_kernel();
+  json k = valid_kernel(), known = valid_kernel();
   k["reference"] = "no_such_reference";
-  EXPECT_NE(error_of(k).find("/kernels/0/reference: no reference registered as 'no_such_reference'"), std::string::npos);
+  known["name"] = "known";
+  ManifestLoad m = load(json{{"hkcheck_manifest", 1}, {"kernels", {k, known}}});
+  ASSERT_TRUE(m.errors.empty()) << m.errors.at(0);
+  LoadedManifests loaded{m.kernels, {}, {}};
+  find_references(loaded, ProjectPaths{dir.path(), dir.path() + "/manifests", dir.path() + "/references"});
+  ASSERT_EQ(loaded.errors.size(), 1u);
+  EXPECT_NE(loaded.errors[0].find("/kernels/0/reference: no HK_REFERENCE(no_such_reference) in "), std::string::npos) << loaded.errors[0];
+  ASSERT_EQ(loaded.kernels.size(), 1u);
+  EXPECT_EQ(loaded.kernels[0].name, "known");
+  EXPECT_EQ(loaded.failed_kernels, std::vector<std::string>{valid_kernel()["name"].get<std::string>()});
+}
+
+TEST_F(Fixture, ReferenceSourceMustExist) {
+  json k = valid_kernel();
+  k["reference_source"] = "refs/missing.cpp";
+  EXPECT_NE(error_of(k).find("/kernels/0/reference_source: reference file not found"), std::string::npos) << error_of(k);
 }
 
 TEST_F(Fixture, MissingAndUnknownFields) {

@@ -7,11 +7,19 @@
 #include "generator.h"
 #include "output_plan.h"
 #include "reference.h"
+#include "runtime_references.h"
 
 namespace hk {
 namespace {
 
 using ref::Context;
+
+// A Context as hkcheck fills it in: round_to goes through hkcheck's rounding.
+Context with_rounding() {
+  Context c;
+  c.round_dtype = round_for_reference;
+  return c;
+}
 using ref::Tensor;
 
 void run(const char* name, Context& ctx) {
@@ -37,7 +45,7 @@ TEST(QuantMxReference, DowncastOneBlockByHand) {
   std::vector<double> x2(32, 0.0);
   x2[5] = 0.1, x2[6] = -0.03;
   x.insert(x.end(), x2.begin(), x2.end());
-  Context ctx;
+  Context ctx = with_rounding();
   ctx.tensors["x"] = tensor("x", "f64", {2, 32}, x);
   ctx.tensors["q"] = tensor("q", "fp4e2m1", {2, 32});
   ctx.tensors["scale"] = tensor("scale", "e8m0", {2, 1});
@@ -62,7 +70,7 @@ TEST(QuantMxReference, DowncastShortTailBlockAndZeroBlock) {
   // floor(log2 8) = 3, scale 2, q = {4, -0.5}.
   std::vector<double> x(34, 0.0);
   x[32] = 8, x[33] = -1;
-  Context ctx;
+  Context ctx = with_rounding();
   ctx.tensors["x"] = tensor("x", "f64", {1, 34}, x);
   ctx.tensors["q"] = tensor("q", "fp4e2m1", {1, 34});
   ctx.tensors["scale"] = tensor("scale", "e8m0", {1, 2});
@@ -76,7 +84,7 @@ TEST(QuantMxReference, DowncastShortTailBlockAndZeroBlock) {
 TEST(QuantMxReference, UpcastMultipliesByTheBlockScale) {
   std::vector<double> q(64, 0.0), s = {4.0, 0.125};
   q[0] = 1.5, q[31] = -6, q[32] = 3;
-  Context ctx;
+  Context ctx = with_rounding();
   ctx.tensors["q"] = tensor("q", "fp4e2m1", {1, 64}, q);
   ctx.tensors["scale"] = tensor("scale", "e8m0", {1, 2}, s);
   ctx.tensors["y"] = tensor("y", "bf16", {1, 64});
@@ -87,7 +95,7 @@ TEST(QuantMxReference, UpcastMultipliesByTheBlockScale) {
 }
 
 TEST(QuantMxReference, StaticFp8DividesByTheGivenScale) {
-  Context ctx;
+  Context ctx = with_rounding();
   ctx.tensors["x"] = tensor("x", "f32", {4}, {1.0, -3.0, 1000.0, 0.1});
   ctx.tensors["scale"] = tensor("scale", "f32", {1}, {0.5});
   ctx.tensors["q"] = tensor("q", "fp8e4m3", {4});
@@ -104,7 +112,7 @@ TEST(QuantMxReference, FusedRmsnormQuantizesTheNormalizedRowAndHandsItBack) {
   // 2^(0 - 2) = 0.25, q = +-4.
   std::vector<double> x(32), w(32, 1.0);
   for (int i = 0; i < 32; ++i) x[static_cast<size_t>(i)] = i % 2 ? -2 : 2;
-  Context ctx;
+  Context ctx = with_rounding();
   ctx.numbers["eps"] = 0;
   ctx.tensors["x"] = tensor("x", "bf16", {1, 32}, x);
   ctx.tensors["w"] = tensor("w", "bf16", {32}, w);
@@ -124,7 +132,7 @@ TEST(QuantMxReference, DequantErrorOfNormalDataIsBounded) {
     GeneratorPlan g{"normal", {{"mean", 0}, {"std", 1}}};
     std::vector<double> x = generate(g, 16 * D, 7);
     for (double& v : x) v = round_to_dtype(DType::bf16, v);
-    Context ctx;
+    Context ctx = with_rounding();
     ctx.tensors["x"] = tensor("x", "bf16", {16, D}, x);
     ctx.tensors["q"] = tensor("q", "fp4e2m1", {16, D});
     ctx.tensors["scale"] = tensor("scale", "e8m0", {16, (D + 31) / 32});
@@ -162,7 +170,7 @@ TEST(QuantReference, DequantErrorsFitTheManifestLimits) {
     GeneratorPlan g{"normal", {{"mean", 0}, {"std", 1}}};
     std::vector<double> x = generate(g, 8 * D, 11);
     for (double& v : x) v = round_to_dtype(DType::bf16, v);
-    Context ctx;
+    Context ctx = with_rounding();
     ctx.numbers["eps"] = 1e-6;
     ctx.tensors["x"] = tensor("x", "bf16", {8, D}, x);
     ctx.tensors["w"] = tensor("w", "bf16", {D}, std::vector<double>(static_cast<size_t>(D), 1.0));

@@ -102,6 +102,11 @@ void write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path) {
+  const Ran r = run_capture(argv, log_path);
+  return CommandRun{r.started, r.exit_code, r.output};
+}
+
 CompilerInfo find_compiler() {
   CompilerInfo c;
   if (const char* p = std::getenv("HKCHECK_HOST_CXX"); p && *p) c.path = p;

@@ -19,6 +19,15 @@ struct CompilerInfo {
 // Finds the compiler and asks its version; throws std::runtime_error naming it when it cannot run.
 CompilerInfo find_compiler();
 
+struct CommandRun {
+  bool started = false;
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs argv with its output into log_path and waits. posix_spawn, never fork: the caller may
+// have loaded a GPU library.
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path);
+
 // The symbol stem of the i-th requested entry: the library exports hk_host_entry_<stem> and
 // hk_host_arity_<stem>. Entries are C++ expressions ("f<float, 4>"), so they are numbered.
 std::string entry_symbol(size_t i);

@@ -1,7 +1,8 @@
-// The reference registry and the Context that references read and write (references/reference.h).
-#include <fmt/format.h>
+// The reference registry and the Context that references read and write (reference.h). Compiled
+// into every reference library, so a library needs nothing of hkcheck but this folder's headers.
+#include <cmath>
+#include <string>
 
-#include "dtype.h"
 #include "reference.h"
 
 namespace hk::ref {
@@ -15,7 +16,8 @@ std::map<std::string, Function>& registry() {
 int64_t Tensor::dim(int i) const {
   const int n = static_cast<int>(shape.size());
   const int k = i < 0 ? n + i : i;
-  if (k < 0 || k >= n) throw std::runtime_error(fmt::format("tensor '{}' has {} dimensions; dim({}) asked", name, n, i));
+  if (k < 0 || k >= n)
+    throw std::runtime_error("tensor '" + name + "' has " + std::to_string(n) + " dimensions; dim(" + std::to_string(i) + ") asked");
   return shape[static_cast<size_t>(k)];
 }
 
@@ -50,14 +52,16 @@ MatrixMap Context::matrix(const std::string& name) {
 MatrixMap Context::matrix(const std::string& name, int64_t rows, int64_t cols) {
   Tensor& t = tensor(name);
   if (rows * cols != t.numel())
-    throw std::runtime_error(fmt::format("tensor '{}' has {} elements, not {} x {}", name, t.numel(), rows, cols));
+    throw std::runtime_error("tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, not " + std::to_string(rows) + " x " +
+                             std::to_string(cols));
   return MatrixMap(t.data.data(), rows, cols);
 }
 
 double Context::round_to(const std::string& tensor_name, double v) const {
   const auto it = tensors.find(tensor_name);
   if (it == tensors.end()) throw std::runtime_error("round_to: no tensor '" + tensor_name + "'");
-  return hk::round_to_dtype(*hk::parse_dtype(it->second.dtype), v);
+  if (!round_dtype) throw std::runtime_error("round_to: hkcheck gave the reference no rounding function");
+  return round_dtype(it->second.dtype, v);
 }
 
 const Function* find(const std::string& name) {
@@ -77,3 +81,6 @@ Registrar::Registrar(const char* name, Function fn) {
 }
 
 }  // namespace hk::ref
+
+extern "C" int hk_reference_abi() { return HK_REFERENCE_ABI; }
+extern "C" const hk::ref::Function* hk_reference_find(const char* name) { return hk::ref::find(name); }
