@@ -5,8 +5,10 @@
 // because blocks run on several OS threads at once.
 #pragma once
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,13 @@
 #include <utility>
 
 #include "hk_host_abi.h"
+#include "hk_host_vectors.h"  // CUDA's vector types and dim3 (in the host backend's include folder)
+
+// NVRTC defines it, and so does the host backend: `#ifndef __CUDACC_RTC__` keeps a kernel file's
+// host code (launchers, <<<...>>>) out of both.
+#ifndef __CUDACC_RTC__
+#define __CUDACC_RTC__ 1
+#endif
 
 #ifndef HK_HOST_WARP_SIZE
 #error "hkcheck host prelude: HK_HOST_WARP_SIZE is not defined"
@@ -30,6 +39,9 @@
 #define __launch_bounds__(...)
 #define __shared__ static thread_local
 #define __constant__ static
+#define __managed__
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
 
 extern "C" const struct hk_host_runtime* hk_host_rt;
 
@@ -80,6 +92,37 @@ inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
 template <typename T> inline T __ldg(const T* p) { return *p; }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __exp10f(float x) { return exp10f(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
+inline int __float2int_rn(float x) { return (int)rintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline unsigned __float2uint_rn(float x) { return (unsigned)rintf(x); }
+inline long long __float2ll_rn(float x) { return (long long)rintf(x); }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned x) { return (float)x; }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+inline int __mul24(int a, int b) { return ((a << 8) >> 8) * ((b << 8) >> 8); }
+inline unsigned __brev(unsigned v) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i, v >>= 1) r = (r << 1) | (v & 1u);
+  return r;
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long both = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((both >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+inline int __clzll(long long v) { return v ? __builtin_clzll((unsigned long long)v) : 64; }
+inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+inline void __nanosleep(unsigned) {}
 // CUDA and HIP give min/max for every arithmetic pair of types at global scope.
 template <typename A, typename B> inline typename std::common_type<A, B>::type min(A a, B b) {
   return b < a ? (typename std::common_type<A, B>::type)b : (typename std::common_type<A, B>::type)a;
@@ -115,11 +158,32 @@ template <typename T> inline T __shfl_up_sync(unsigned long long, T v, int delta
   return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
 }
 inline unsigned long long __ballot_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred); }
+inline unsigned long long __activemask() { return hk_host_rt->ballot(1); }
+// Block-wide votes: every thread of the block arrives, as at __syncthreads. Fibers of a block
+// take turns on one OS thread, so block-local statics are its shared memory.
+inline int hk_host_block_count(int pred) {
+  static thread_local int acc, result;
+  const bool first = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+  __syncthreads();
+  if (first) acc = 0;
+  __syncthreads();
+  acc += pred != 0;
+  __syncthreads();
+  result = acc;
+  __syncthreads();  // nobody starts the next vote before every thread has read this one
+  return result;
+}
+inline int __syncthreads_count(int pred) { return hk_host_block_count(pred); }
+inline int __syncthreads_and(int pred) { return hk_host_block_count(!pred) == 0; }
+inline int __syncthreads_or(int pred) { return hk_host_block_count(pred) != 0; }
 inline int __any_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred) != 0; }
 inline int __all_sync(unsigned long long, int pred) { return hk_host_rt->ballot(!pred) == 0; }
 
-// Atomics: blocks run concurrently on several OS threads.
-template <typename T> inline T atomicAdd(T* p, T v) {
+// Atomics: blocks run concurrently on several OS threads. The value's type follows the pointer's
+// (atomicAdd(float_ptr, 1) adds 1.0f, as in CUDA), so it is not deduced from the value.
+template <typename T> struct hk_host_same { typedef T type; };
+template <typename T> using hk_host_value = typename hk_host_same<T>::type;
+template <typename T> inline T atomicAdd(T* p, hk_host_value<T> v) {
   if constexpr (std::is_integral<T>::value) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
   } else {
@@ -131,28 +195,44 @@ template <typename T> inline T atomicAdd(T* p, T v) {
     return old;
   }
 }
-template <typename T> inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
-template <typename T> inline T atomicExch(T* p, T v) {
+template <typename T> inline T atomicSub(T* p, hk_host_value<T> v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicExch(T* p, hk_host_value<T> v) {
   T old;
   __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
   return old;
 }
-template <typename T> inline T atomicCAS(T* p, T expected, T desired) {
+template <typename T> inline T atomicCAS(T* p, hk_host_value<T> expected, hk_host_value<T> desired) {
   __atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;  // the old value, whether or not the swap happened
 }
-template <typename T> inline T atomicMax(T* p, T v) {
+template <typename T> inline T atomicMax(T* p, hk_host_value<T> v) {
   T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (old < v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
   return old;
 }
-template <typename T> inline T atomicMin(T* p, T v) {
+template <typename T> inline T atomicMin(T* p, hk_host_value<T> v) {
   T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (old > v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
   return old;
 }
-template <typename T> inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
-template <typename T> inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicOr(T* p, hk_host_value<T> v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicAnd(T* p, hk_host_value<T> v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T atomicXor(T* p, hk_host_value<T> v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
+// CUDA's wrapping counters: old >= limit starts again at 0 (atomicInc), at limit (atomicDec).
+inline unsigned atomicInc(unsigned* p, unsigned limit) {
+  unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0u : old + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
+inline unsigned atomicDec(unsigned* p, unsigned limit) {
+  unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (!__atomic_compare_exchange_n(p, &old, (old == 0 || old > limit) ? limit : old - 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicMax_block atomicMax
+#define atomicCAS_block atomicCAS
 
 // Unpacks a launch's argument array by the kernel's own signature (used by the generated
 // hk_host_entry_<name> trampolines).

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "backend.h"
+#include "backends/host/source_rewrite.h"
 
 extern char** environ;
 
@@ -157,7 +158,9 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   std::string escaped;
   for (char c : source_name) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   // #line keeps the compiler's messages pointing at the kernel file the user wrote.
-  write(dir.path + "/kernel.cpp", "#line 1 \"" + escaped + "\"\n" + source + "\n" + trampolines(entries));
+  const HostSource rewritten = rewrite_for_host(source);
+  write(dir.path + "/kernel.cpp",
+        rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
   std::vector<std::string> argv = {cxx.path, "-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
                                    "-DHK_BACKEND_HOST=1", fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size),
                                    "-I", dir.path + "/include", "-include", "hk_host.h"};

@@ -1,0 +1,3 @@
+// <cuda_bf16.h> on the host backend.
+#pragma once
+#include "hk_host_half.h"

@@ -1,0 +1,176 @@
+// Plain CUDA on the host backend, as kernels use it every day: bf16/half conversions exact to
+// the bit, vector types laid out as CUDA lays them out, float atomics, block votes, extern
+// __shared__ at function and namespace scope, cooperative groups; and a clear error for what
+// the CPU cannot run. Each for warp 32 and 64.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "backend.h"
+#include "dtype.h"
+
+namespace hk {
+namespace {
+
+struct HostSubset : ::testing::TestWithParam<const char*> {
+  std::unique_ptr<Backend> be;
+  void SetUp() override { be = open_backend("host", 0, HostOptions{GetParam(), 2}); }
+  Backend::Kernel kernel(const std::string& source, const std::string& entry) {
+    const CompileOutput c = be->compile({source, "subset.cu", {}, {entry}});
+    EXPECT_TRUE(c.ok) << c.log;
+    return c.ok ? be->load(c.binary, c.symbols.at(entry)) : nullptr;
+  }
+  template <typename T> uint64_t upload(const std::vector<T>& v) {
+    const uint64_t d = be->alloc(v.size() * sizeof(T));
+    be->upload(d, v.data(), v.size() * sizeof(T));
+    return d;
+  }
+  template <typename T> std::vector<T> download(uint64_t d, size_t n) {
+    std::vector<T> v(n);
+    be->download(v.data(), d, n * sizeof(T));
+    return v;
+  }
+};
+
+// Every float whose bits are a 16-bit value and the midpoints between neighbours, converted on
+// the "device" and compared with hkcheck's own rounding.
+TEST_P(HostSubset, Bf16AndHalfRoundToNearestEvenExactly) {
+  const char* src = R"(#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void convert(float* bf, float* hf, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    bf[i] = __bfloat162float(__float2bfloat16(x[i]));
+    hf[i] = __half2float(__float2half_rn(x[i]));
+  }
+})";
+  std::vector<float> x;
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const uint32_t bits = b << 16;
+    float f, mid;
+    std::memcpy(&f, &bits, 4);
+    const uint32_t m = bits | 0x8000u;
+    std::memcpy(&mid, &m, 4);
+    x.push_back(f);
+    x.push_back(mid);
+    x.push_back(std::ldexp(static_cast<float>(b), -14) * (b % 2 ? -1.f : 1.f));  // the f16 range, halfway points included
+  }
+  int n = static_cast<int>(x.size());
+  const uint64_t dx = upload(x), dbf = be->alloc(n * 4), dhf = be->alloc(n * 4);
+  void* args[] = {const_cast<uint64_t*>(&dbf), const_cast<uint64_t*>(&dhf), const_cast<uint64_t*>(&dx), &n, nullptr};
+  be->launch(kernel(src, "convert"), {(n + 255) / 256, 1, 1}, {256, 1, 1}, 0, args);
+  be->synchronize();
+  const auto bf = download<float>(dbf, n), hf = download<float>(dhf, n);
+  int wrong = 0;
+  for (int i = 0; i < n && wrong < 5; ++i) {
+    const double want_bf = round_to_dtype(DType::bf16, x[i]), want_hf = round_to_dtype(DType::f16, x[i]);
+    const bool ok_bf = std::isnan(want_bf) ? std::isnan(bf[i]) : bf[i] == want_bf;
+    const bool ok_hf = std::isnan(want_hf) ? std::isnan(hf[i]) : hf[i] == want_hf;
+    if (!ok_bf || !ok_hf) {
+      ++wrong;
+      ADD_FAILURE() << "x=" << x[i] << " bf16 " << bf[i] << " want " << want_bf << ", f16 " << hf[i] << " want " << want_hf;
+    }
+  }
+}
+
+TEST_P(HostSubset, VectorTypesAtomicsVotesAndExternShared) {
+  const char* src = R"(#include <cuda_runtime.h>
+extern __shared__ __align__(16) float whole_file_shared[];
+template <int Block>
+__global__ void __launch_bounds__(Block) mix(float* sums, int* counts, float4* copy, const float4* x, int n4) {
+  extern __shared__ float4 tile[];
+  const int i = blockIdx.x * Block + threadIdx.x;
+  const float4 v = i < n4 ? __ldg(&x[i]) : make_float4(0.f, 0.f, 0.f, 0.f);
+  tile[threadIdx.x] = v;
+  __syncthreads();
+  if (i < n4) copy[i] = tile[threadIdx.x];
+  atomicAdd(&sums[0], v.x + v.y + v.z + v.w);
+  atomicAdd(&sums[1], 1);  // an int literal into a float: the value follows the pointer
+  const int positive = __syncthreads_count(v.x > 0.f);
+  if (threadIdx.x == 0) {
+    atomicAdd(&counts[0], positive);
+    whole_file_shared[0] = 1.f;
+    atomicMax(&counts[1], (int)whole_file_shared[0] + (int)(alignof(float4) + sizeof(float3) + sizeof(int2)));
+  }
+})";
+  const int n4 = 1000, block = 128, blocks = (n4 + block - 1) / block;
+  std::vector<float> x(4 * n4);
+  double total = 0;
+  int positive = 0;
+  for (int i = 0; i < 4 * n4; ++i) {
+    x[i] = static_cast<float>((i * 37) % 101 - 50) / 4.f;
+    total += x[i];
+    if (i % 4 == 0 && x[i] > 0) ++positive;
+  }
+  const uint64_t dx = upload(x), dcopy = be->alloc(x.size() * 4), dsums = upload(std::vector<float>{0.5f, 0.f}),
+                 dcounts = upload(std::vector<int>{0, 0});
+  int n = n4;
+  void* args[] = {const_cast<uint64_t*>(&dsums), const_cast<uint64_t*>(&dcounts), const_cast<uint64_t*>(&dcopy),
+                  const_cast<uint64_t*>(&dx), &n, nullptr};
+  be->launch(kernel(src, "mix<128>"), {blocks, 1, 1}, {block, 1, 1}, block * 16, args);
+  be->synchronize();
+  EXPECT_EQ(download<float>(dcopy, x.size()), x);
+  const auto sums = download<float>(dsums, 2);
+  EXPECT_NEAR(sums[0], 0.5 + total, 1e-2);
+  EXPECT_EQ(sums[1], static_cast<float>(blocks * block));
+  const auto counts = download<int>(dcounts, 2);
+  EXPECT_EQ(counts[0], positive);
+  EXPECT_EQ(counts[1], 1 + 16 + 12 + 8) << "CUDA's alignment and sizes of float4, float3, int2";
+}
+
+TEST_P(HostSubset, CooperativeGroupsTilesReduceAndVote) {
+  const char* src = R"(#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void tiles(float* sums, int* ballots, const float* x) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
+  const float v = x[block.thread_rank()];
+  const float s = cg::reduce(tile, v, cg::plus<float>());
+  const float m = cg::reduce(tile, v, cg::greater<float>());
+  const int bits = (int)tile.ballot(v > 0.f);  // every thread of the tile votes
+  if (tile.thread_rank() == 0) {
+    sums[2 * tile.meta_group_rank()] = s;
+    sums[2 * tile.meta_group_rank() + 1] = m;
+    ballots[tile.meta_group_rank()] = bits;
+  }
+  block.sync();
+})";
+  std::vector<float> x(128);
+  for (int i = 0; i < 128; ++i) x[i] = static_cast<float>((i * 53) % 29 - 14);
+  const uint64_t dx = upload(x), dsums = be->alloc(16 * 4), dballots = be->alloc(8 * 4);
+  void* args[] = {const_cast<uint64_t*>(&dsums), const_cast<uint64_t*>(&dballots), const_cast<uint64_t*>(&dx), nullptr};
+  be->launch(kernel(src, "tiles"), {1, 1, 1}, {128, 1, 1}, 0, args);
+  be->synchronize();
+  const auto sums = download<float>(dsums, 16);
+  const auto ballots = download<int>(dballots, 8);
+  for (int t = 0; t < 8; ++t) {
+    float s = 0, m = -1e30f;
+    int bits = 0;
+    for (int j = 0; j < 16; ++j) {
+      s += x[16 * t + j];
+      m = std::max(m, x[16 * t + j]);
+      bits |= (x[16 * t + j] > 0) << j;
+    }
+    EXPECT_EQ(sums[2 * t], s) << "tile " << t;
+    EXPECT_EQ(sums[2 * t + 1], m) << "tile " << t;
+    EXPECT_EQ(ballots[t], bits) << "tile " << t;
+  }
+}
+
+TEST_P(HostSubset, WhatTheCpuCannotRunIsNamedOnItsLine) {
+  const CompileOutput a = be->compile({"__global__ void k(int* p) {\n  asm volatile(\"membar.gl;\");\n}\n", "asm.cu", {}, {"k"}});
+  EXPECT_FALSE(a.ok);
+  EXPECT_NE(a.log.find("asm.cu:2"), std::string::npos) << a.log;
+  EXPECT_NE(a.log.find("inline assembly (asm) cannot run on the hkcheck host backend"), std::string::npos) << a.log;
+  const CompileOutput c = be->compile({"#include <cub/block/block_reduce.cuh>\n__global__ void k() {}\n", "cub.cu", {}, {"k"}});
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.log.find("cub is not supported by the hkcheck host backend"), std::string::npos) << c.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, HostSubset, ::testing::Values("h100", "mi325x"));
+
+}  // namespace
+}  // namespace hk
