@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
                "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY LEAK NOT_RUN,\n"
                "and XFAIL / XPASS for cases whose manifest declares the verdict they are known to reach.\n"
                "Exit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
+               "3 nothing was checked (every case skipped; --diff: no case in common),\n"
                "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run)."};
   std::vector<std::string> patterns;
   bool compile_only = false, compile_worker = false;
