@@ -22,7 +22,7 @@ for stage in "$@"; do
       build-gpu/tests/hkcheck_tests --gtest_brief=1 >"$out/unit_tests.log" 2>&1
       tail -3 "$out/unit_tests.log"
       rm -rf "$out/all" "$out/known_bad"
-      /usr/bin/time -v build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" >"$out/all.log" 2>&1
+      /usr/bin/time -v build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" --junit "$out/all/junit.xml" >"$out/all.log" 2>&1
       tail -3 "$out/all.log"; grep -E "Elapsed|Maximum resident" "$out/all.log"
       build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad" --cache-dir "$cache" >"$out/known_bad.log" 2>&1
       tail -2 "$out/known_bad.log"
