@@ -16,6 +16,7 @@
 
 #include "case_plan.h"
 #include "case_job.h"
+#include "code_object_resources.h"
 #include "compile_attribution.h"
 #include "dequant_check.h"
 #include "file_util.h"
@@ -169,6 +170,21 @@ bool judge_variants(const CasePlan& plan, const std::vector<std::vector<uint8_t>
     flaky |= !same_verdict || !first_pass;
   }
   return flaky;
+}
+
+// What the kernel needs, as --compile-only reports it from the code, with the device's own figures
+// where it gives them (registers, static shared memory, the largest block it allows). Null on
+// the host backend, whose kernels are not GPU code.
+nlohmann::json run_resources(const std::string& backend, const CompileOutput& compiled, const std::string& symbol,
+                             const KernelAttributes& attrs) {
+  if (backend != "cuda" && backend != "hip") return nullptr;
+  std::string why;
+  KernelResources res = (backend == "cuda" ? cubin_resources(compiled.binary, symbol, &why) : amdgpu_resources(compiled.binary, symbol, &why))
+                            .value_or(KernelResources{});
+  res.registers = attrs.registers;
+  res.static_shared_bytes = attrs.static_shared_bytes;
+  res.max_threads_per_block = attrs.max_threads_per_block;
+  return res;
 }
 
 }  // namespace
@@ -351,6 +367,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const auto symbol = compiled.symbols.find(job.entry);
     Backend::Kernel fn = cache.load(be, key, compiled.binary, symbol == compiled.symbols.end() ? job.entry : symbol->second);
     const KernelAttributes attrs = be.attributes(fn);
+    r.resources = run_resources(be.device().backend, compiled, symbol == compiled.symbols.end() ? job.entry : symbol->second, attrs);
     if (plan.block_threads() > attrs.max_threads_per_block)
       return finish(skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers),
                                plan.block_threads(), attrs.max_threads_per_block));

@@ -15,6 +15,7 @@
 #include "expectation.h"
 #include "report.h"
 #include "subprocess.h"
+#include "targets.h"
 
 namespace hk {
 namespace {
@@ -29,6 +30,7 @@ struct CompileItem {
   std::vector<std::string> options;
   std::vector<std::string> cases;
   std::string arch, plan_error;
+  int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
 };
 
 std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& kernels, const std::vector<std::string>& archs) {
@@ -39,14 +41,21 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
     for (const CaseSpec& c : k->cases) {
       std::vector<std::string> options;
       std::string error;
+      int64_t threads = 0, shared = 0;
       try {
-        options = kernel_compile_options(define_options(plan_case(*k, c)), k->source, k->include_dirs, k->compile_options);
+        const CasePlan plan = plan_case(*k, c);
+        options = kernel_compile_options(define_options(plan), k->source, k->include_dirs, k->compile_options);
+        threads = plan.block_threads();
+        shared = plan.shared_bytes;
       } catch (const PlanError& e) {
         error = plan_error_text(*k, e);
       }
       const auto [it, fresh] = configs.emplace(options, mine.size());
       if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error});
-      mine[it->second].cases.push_back(c.name);
+      CompileItem& item = mine[it->second];
+      item.cases.push_back(c.name);
+      item.max_block_threads = std::max(item.max_block_threads, threads);
+      item.max_dynamic_shared = std::max(item.max_dynamic_shared, shared);
     }
     for (const std::string& arch : archs)
       for (CompileItem item : mine) {
@@ -62,6 +71,34 @@ std::string config_name(const CompileItem& item) {
   for (const std::string& o : item.options)
     if (o.rfind("-D", 0) == 0) s += " " + o.substr(2);  // "-DT=bf16" -> "T=bf16"; include folders are the kernel's
   return s;
+}
+
+// What the compiled code needs against what the target has: HW_LIMIT when its static shared
+// memory plus the most dynamic shared memory a case asks for is over the target's opt-in limit,
+// or when its registers per thread leave fewer threads per block than a case launches.
+void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
+  if (!res.is_object() || res.contains("error")) {
+    r.notes.push_back("resources not read: " + (res.is_object() ? res.value("error", "") : std::string("no figures")));
+    return;
+  }
+  r.resources = res;
+  const Target* t = find_target(item.arch);
+  const int64_t regs = res.value("registers", int64_t{-1}), smem = res.value("static_shared_bytes", int64_t{0});
+  const int64_t local = res.value("local_bytes", int64_t{0}), spilled = res.value("spilled", int64_t{0});
+  r.message += fmt::format(": {} registers, {} B static shared, {} B local per thread", regs, smem, local);
+  if (spilled > 0) r.notes.push_back(fmt::format("spills: {} (registers or bytes, as the compiler counts them) go to local memory", spilled));
+  if (!t) return;
+  if (smem + item.max_dynamic_shared > t->shared_per_block_optin) {
+    r.status = Status::SKIP;
+    r.reason = "HW_LIMIT";
+    r.limit = LimitExceeded{fmt::format("shared memory per block on {}, static {} + dynamic {} (bytes)", t->arch, smem, item.max_dynamic_shared),
+                            smem + item.max_dynamic_shared, t->shared_per_block_optin};
+  } else if (const int64_t most = max_threads_for_registers(*t, regs); most < item.max_block_threads) {
+    r.status = Status::SKIP;
+    r.reason = "HW_LIMIT";
+    r.limit = LimitExceeded{fmt::format("threads per block on {} with {} registers per thread", t->arch, regs), item.max_block_threads, most};
+  }
+  if (r.limit) r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
 }
 
 // A compile worker for one target, started on first use and again after it dies.
@@ -102,6 +139,7 @@ class CompilerProcess {
       r.status = Status::PASS;
       r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.value("bytes", 0));
       if (!log.empty()) r.notes.push_back("compiler log: " + log);
+      judge_resources(item, res.value("resources", json()), r);
     } else {
       r.status = Status::COMPILE_ERROR;
       r.message = res.value("summary", log);
@@ -183,8 +221,8 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
       // Only a compile failure can be expected of a compile; other expectations need a run. A
       // kernel expected not to compile that compiles may still fail to load (a missing entry),
       // which only a run shows: that is noted, not an XPASS.
-      if (auto e = case_expectation(*item.kernel, *item.first_case, item.arch); e && e->status == "COMPILE_ERROR") {
-        if (r.status == Status::PASS) r.notes.push_back("expected COMPILE_ERROR (" + e->why + "): it compiles; whether it loads only a run shows");
+      if (auto e = case_expectation(*item.kernel, *item.first_case, item.arch); e && (e->status == "COMPILE_ERROR" || e->status == "HW_LIMIT")) {
+        if (r.status == Status::PASS) r.notes.push_back("expected " + e->status + " (" + e->why + "): it compiles and fits; only a run shows more");
         else r = apply_expectation(r, e);
       }
       std::lock_guard<std::mutex> lock(sink);
@@ -205,7 +243,7 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   const std::vector<CaseResult> results = run_compile_only(kernels, opt, [&](const CaseResult& r) {
     ++done;
     fmt::print(stderr, "[{:>4}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, r.kernel, r.case_name, status_name(r.status),
-               r.timings.compile_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));
+               r.timings.compile_ms / 1000, "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));  // PASS: the resources
   });
   std::string archs;
   for (const std::string& a : opt.archs) archs += (archs.empty() ? "" : ",") + a;

@@ -2,16 +2,43 @@
 
 #include <chrono>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include "code_object_resources.h"
 #include "compile_attribution.h"
 #include "compiler.h"
 #include "file_util.h"
 #include "protocol_channel.h"
 
 namespace hk {
+
+namespace {
+
+// What the compiled code says of the kernel (code_object_resources.h), or why it says nothing.
+nlohmann::json read_resources(const std::string& backend, const CompileOutput& c, const std::string& symbol) {
+  std::string why;
+  std::optional<KernelResources> r = backend == "cuda" ? cubin_resources(c.binary, symbol, &why)
+                                     : backend == "hip" ? amdgpu_resources(c.binary, symbol, &why)
+                                                        : std::nullopt;
+  if (!r) return {{"error", why.empty() ? "no resources for this backend" : why}};
+  if (backend == "cuda") add_ptxas_figures(c.log, symbol, *r);
+  return *r;
+}
+
+// The log without the verbose assembler's per-kernel figures, which only resources needed.
+std::string without_ptxas_info(const std::string& log) {
+  std::string out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("ptxas info", 0) != 0 && line.rfind("ptxas         .", 0) != 0) out += line + "\n";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace
 
 int run_compile_worker(const CompileWorkerOptions& opt) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
@@ -36,9 +63,13 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       res["id"] = req.at("id");
       const std::string path = req.at("source");
       const auto t0 = std::chrono::steady_clock::now();
-      const CompileRequest q{read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>(),
-                             req.value("entries", std::vector<std::string>{})};
-      const CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
+      CompileRequest q{read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>(),
+                       req.value("entries", std::vector<std::string>{})};
+      if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
+      CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
+      const std::string entry = req.value("entry", "");
+      if (c.ok && c.symbols.count(entry)) res["resources"] = read_resources(opt.backend, c, c.symbols.at(entry));
+      c.log = without_ptxas_info(c.log);
       res["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       res["ok"] = c.ok;
       res["log"] = c.log;

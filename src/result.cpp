@@ -182,6 +182,7 @@ void to_json(json& j, const CaseResult& r) {
        {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
        {"sanitizer", r.sanitizer}};
   if (!r.compile_log.empty()) j["compile_log"] = r.compile_log;
+  if (!r.resources.is_null()) j["resources"] = r.resources;
   j["launches"] = r.launches;
   j["guards"] = json::array();
   for (const GuardViolation& g : r.guards)
@@ -217,6 +218,7 @@ void from_json(const json& j, CaseResult& r) {
   r.reason = j.value("reason", "");
   r.message = j.value("message", "");
   r.compile_log = j.value("compile_log", "");
+  r.resources = j.value("resources", nlohmann::json());
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");

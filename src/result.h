@@ -92,6 +92,7 @@ struct CaseResult {
   nlohmann::json sanitizer;   // the --sanitize rerun (tool, status, first report), or null
   std::optional<LeakFinding> leak;  // set for LEAK, and for a failure confirmed alone (leak->alone == in_worker)
   Placement placement;
+  nlohmann::json resources;  // what the compiled kernel needs (code_object_resources.h), or null
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);
