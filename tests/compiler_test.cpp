@@ -65,7 +65,9 @@ TEST(Compiler, NvrtcCompilesPlainCudaWithToolkitHeadersAndFindsTemplatesByName) 
 #include <cstdio>
 #include <cassert>
 #include <limits>
+#include <vector>  // for host code below the kernels, as files often have it: an empty stand-in under NVRTC
 namespace cg = cooperative_groups;
+__device__ ushort low_half(unsigned v) { return static_cast<ushort>(v); }  // glibc's typedef, as nvcc sees it
 template <typename T, int Block> __global__ void __launch_bounds__(Block) row_sum(float* out, const T* x, int64_t n) {
   using Reduce = cub::BlockReduce<float, Block>;
   __shared__ typename Reduce::TempStorage tmp;
