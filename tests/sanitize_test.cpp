@@ -94,7 +94,7 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   for (const char* f : {"manifest.json", "k.cu", "inputs/x.hkt", "compile_options.txt", "rerun.sh"})
     EXPECT_TRUE(fs::exists(repro + "/" + f)) << f;
   EXPECT_TRUE(fs::exists(repro + "/output/fake.got")) << "the worker was given the repro folder";
-  EXPECT_NE(slurp(repro + "/compile_options.txt").find("--gpu-architecture=fake_1\n-std=c++17\n-DHK_BACKEND_CUDA=1\n-DT=float\n"), std::string::npos)
+  EXPECT_NE(slurp(repro + "/compile_options.txt").find("--gpu-architecture=fake_1\n-std=c++17\n-DHK_BACKEND_CUDA=1\n--pre-include=hk_nvrtc_types.h\n-DT=float\n"), std::string::npos)
       << slurp(repro + "/compile_options.txt");
   EXPECT_NE(slurp(repro + "/rerun.sh").find("--seed 5 --backend cuda"), std::string::npos);
 
