@@ -52,7 +52,11 @@ json tensor_json(const TensorPlan& t) {
             {"init", {{"kind", t.init.kind}, {"fields", fields}}},
             {"tolerance", {number(tol.atol), number(tol.rtol), number(tol.ulps), number(tol.max_mismatch_fraction), number(tol.hard_ulps)}}};
   if (t.deterministic) j["deterministic"] = true;
-  if (t.dequant) j["dequant"] = {{"scale", t.dequant->scale}, {"block", t.dequant->block}, {"against", t.dequant->against}, {"max_rel_l2", number(t.dequant->max_rel_l2)}};
+  for (const CheckPlan& c : t.checks) {
+    json numbers = json::object();
+    for (const auto& [k, v] : c.numbers) numbers[k] = number(v);
+    j["checks"].push_back({{"rule", c.rule}, {"text", c.text}, {"numbers", numbers}});
+  }
   return j;
 }
 TensorPlan tensor_from(const json& j) {
@@ -67,9 +71,11 @@ TensorPlan tensor_from(const json& j) {
   for (auto it = j.at("init").at("fields").begin(); it != j.at("init").at("fields").end(); ++it) t.init.fields[it.key()] = read_number(*it);
   const json& tol = j.at("tolerance");
   t.tolerance = {read_number(tol.at(0)), read_number(tol.at(1)), read_number(tol.at(2)), read_number(tol.at(3)), read_number(tol.at(4))};
-  if (j.contains("dequant")) {
-    const json& d = j["dequant"];
-    t.dequant = DequantPlan{d.at("scale"), d.at("block"), d.at("against"), read_number(d.at("max_rel_l2"))};
+  for (const json& c : j.value("checks", json::array())) {
+    CheckPlan p{c.at("rule"), c.at("text").get<std::map<std::string, std::string>>(), {}};
+    if (!find_check_rule(p.rule)) throw std::runtime_error("output '" + t.name + "' names an unknown rule '" + p.rule + "'");
+    for (auto it = c.at("numbers").begin(); it != c.at("numbers").end(); ++it) p.numbers[it.key()] = read_number(*it);
+    t.checks.push_back(std::move(p));
   }
   return t;
 }
@@ -165,9 +171,13 @@ void from_json(const json& j, CaseJob& job) {
   for (const ArgPlan& a : plan.args)
     if (a.tensor >= static_cast<int>(plan.tensors.size()))
       throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(plan.tensors.size()));
+  // A rule's tensor fields index plan.tensors: a job that names no such tensor is refused here.
   for (const TensorPlan& t : plan.tensors)
-    if (t.dequant && (t.dequant->scale < 0 || t.dequant->scale >= static_cast<int>(plan.tensors.size())))
-      throw std::runtime_error("dequant scale of '" + t.name + "' names tensor " + std::to_string(t.dequant->scale));
+    for (const CheckPlan& c : t.checks)
+      for (const CheckField& f : find_check_rule(c.rule)->fields)
+        if (f.kind == FieldKind::tensor && c.numbers.count(f.name) &&
+            (c.tensor(f.name) < 0 || c.tensor(f.name) >= static_cast<int>(plan.tensors.size())))
+          throw std::runtime_error(c.rule + " rule of '" + t.name + "' names tensor " + std::to_string(c.tensor(f.name)));
   plan.grid = p.at("grid");
   plan.block = p.at("block");
   plan.shared_bytes = p.at("shared_bytes");

@@ -48,8 +48,6 @@ std::string substitute_params(const std::string& text, const Params& params, con
   return out;
 }
 
-namespace {
-
 double eval_at(const std::string& text, const Params& p, const std::string& path) {
   try {
     return eval_expr(text, p);
@@ -69,34 +67,11 @@ int64_t eval_int_at(const std::string& text, const Params& p, const std::string&
   return v;
 }
 
+namespace {
+
 void eval_dims(const std::vector<std::string>& exprs, const Params& p, const std::string& path, std::array<int64_t, 3>& out) {
   out = {1, 1, 1};
   for (size_t i = 0; i < exprs.size(); ++i) out[i] = eval_int_at(exprs[i], p, fmt::format("{}/{}", path, i), 1);
-}
-
-// Resolves the scale tensor and checks that its size fits the output's blocks: one scale per
-// block of the last dim in every row, or a single scale for the whole tensor.
-DequantPlan plan_dequant(const DequantSpec& d, const CasePlan& plan, size_t self, const Params& p, const std::string& path) {
-  const TensorPlan& out = plan.tensors[self];
-  DequantPlan dp;
-  dp.against = d.against;
-  dp.max_rel_l2 = d.max_rel_l2;
-  for (size_t t = 0; t < plan.tensors.size(); ++t)
-    if (plan.tensors[t].name == d.scale && t != self) dp.scale = static_cast<int>(t);
-  if (dp.scale < 0) throw PlanError(path + "/scale", "'" + d.scale + "' is not another tensor of this kernel");
-  if (d.against == out.name) throw PlanError(path + "/against", "an output cannot be checked against itself");
-  for (const TensorPlan& t : plan.tensors)
-    if (t.name == d.against && t.role != Role::in)
-      throw PlanError(path + "/against", "'" + d.against + "' is an output; name an input or a tensor the reference adds");
-  const int64_t last = out.shape.empty() ? 1 : out.shape.back();
-  dp.block = d.block.empty() ? std::max<int64_t>(last, 1) : eval_int_at(d.block, p, path + "/block", 1);
-  const int64_t rows = last > 0 ? out.numel / last : 0;
-  const int64_t expected = rows * ((last + dp.block - 1) / dp.block);
-  const int64_t have = plan.tensors[static_cast<size_t>(dp.scale)].numel;
-  if (have != 1 && have != expected)
-    throw PlanError(path + "/scale", fmt::format("'{}' has {} elements; {} rows of {} in blocks of {} need {} (or 1 for a per-tensor scale)",
-                                                 d.scale, have, rows, last, dp.block, expected));
-  return dp;
 }
 
 }  // namespace
@@ -179,9 +154,10 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     }
     plan.tensors.push_back(t);
   }
+  // Rules may name any tensor of the kernel, so they are planned once every tensor is.
   for (size_t i = 0; i < k.tensors.size(); ++i)
-    if (k.tensors[i].dequant)
-      plan.tensors[i].dequant = plan_dequant(*k.tensors[i].dequant, plan, i, p, fmt::format("{}/tensors/{}/dequant", k.json_path, i));
+    for (const CheckSpec& spec : k.tensors[i].checks)
+      plan.tensors[i].checks.push_back(plan_check(spec, plan, i, p, fmt::format("{}/tensors/{}/{}", k.json_path, i, spec.field)));
   for (const auto& [name, tol] : c.tolerance) {
     bool found = false;
     for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);

@@ -11,6 +11,7 @@
 
 #include "dtype.h"
 #include "manifest.h"
+#include "output_check.h"
 
 namespace hk {
 
@@ -33,13 +34,6 @@ struct GeneratorPlan {
   std::map<std::string, double> fields;
 };
 
-struct DequantPlan {
-  int scale = -1;       // index into CasePlan::tensors
-  int64_t block = 0;    // elements of the last dim per scale
-  std::string against;  // an input tensor or one the reference adds
-  double max_rel_l2 = 0;
-};
-
 struct TensorPlan {
   std::string name;
   DType dtype = DType::f32;
@@ -48,7 +42,7 @@ struct TensorPlan {
   Role role = Role::in;
   GeneratorPlan init;
   Tolerance tolerance;
-  std::optional<DequantPlan> dequant;
+  std::vector<CheckPlan> checks;  // the comparison rule (if not elementwise) first, then extra checks
   bool deterministic = false;  // launches must agree bit for bit (TensorSpec)
   size_t bytes() const { return storage_bytes(dtype, numel); }
 };
@@ -76,6 +70,11 @@ constexpr int64_t kMaxElements = int64_t{1} << 48;
 
 // Throws PlanError naming the JSON path of the offending field.
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c);
+
+// An expression of the manifest evaluated over a case's params: a number, or a whole number of
+// at least min. Both throw PlanError(path) when the text does not evaluate.
+double eval_at(const std::string& text, const Params& p, const std::string& path);
+int64_t eval_int_at(const std::string& text, const Params& p, const std::string& path, int64_t min);
 
 // The plan's defines as compiler options, "-DNAME=VALUE", in order.
 std::vector<std::string> define_options(const CasePlan& plan);

@@ -112,17 +112,48 @@ ToleranceSpec read_tolerance(const json& v, const std::string& path) {
   return t;
 }
 
-DequantSpec read_dequant(const json& v, const std::string& path) {
-  if (!v.is_object()) fail(path, fmt::format("expected an object with scale, block, against, max_rel_l2; got {}", kind_of(v)));
-  check_keys(v, path, {"scale", "block", "against", "max_rel_l2"});
-  DequantSpec d;
-  d.scale = need_string(v, "scale", path);
-  d.against = need_string(v, "against", path);
-  if (v.contains("block")) d.block = expr_text(v["block"], path + "/block");
-  const json& m = need(v, "max_rel_l2", path);
-  if (!m.is_number() || m.get<double>() <= 0) fail(path + "/max_rel_l2", "expected a number > 0");
-  d.max_rel_l2 = m.get<double>();
-  return d;
+// An output's rule: "compare": {"rule": R, ...} or "compare": "R" for a comparison rule, and
+// "dequant": {...} for the extra check of that name. Fields are read by the kinds the rule
+// declares (output_check.cpp); tensors and expressions are resolved when a case is planned.
+CheckSpec read_check(const json& v, const std::string& key, const std::string& path) {
+  CheckSpec c;
+  c.field = key;
+  const bool compare = key == "compare";
+  if (compare && v.is_string()) {
+    c.rule = v.get<std::string>();
+  } else {
+    if (!v.is_object()) fail(path, fmt::format("expected an object, got {}", kind_of(v)));
+    c.rule = compare ? need_string(v, "rule", path) : key;
+  }
+  const CheckRule* rule = find_check_rule(c.rule);
+  if (!rule || rule->compares != compare)
+    fail(path + (v.is_object() ? "/rule" : ""), "unknown comparison rule '" + c.rule + "' (expected one of: " + check_rule_names(true) + ")");
+  if (!v.is_object()) return c;
+  for (auto f = v.begin(); f != v.end(); ++f) {
+    if (compare && f.key() == "rule") continue;
+    const std::string at = path + "/" + f.key();
+    const auto field = std::find_if(rule->fields.begin(), rule->fields.end(), [&](const CheckField& cf) { return f.key() == cf.name; });
+    if (field == rule->fields.end()) fail(at, "unknown field for rule '" + c.rule + "'");
+    switch (field->kind) {
+      case FieldKind::tensor:
+      case FieldKind::text:
+        if (!f->is_string()) fail(at, fmt::format("expected a tensor name, got {}", kind_of(*f)));
+        c.fields[f.key()] = f->get<std::string>();
+        break;
+      case FieldKind::expr: c.fields[f.key()] = expr_text(*f, at); break;
+      case FieldKind::number:
+        if (!f->is_number() || f->get<double>() <= 0) fail(at, "expected a number > 0");
+        c.fields[f.key()] = f->dump();
+        break;
+      case FieldKind::flag:
+        if (!f->is_boolean()) fail(at, "expected true or false");
+        c.fields[f.key()] = f->get<bool>() ? "true" : "false";
+        break;
+    }
+  }
+  for (const CheckField& cf : rule->fields)
+    if (cf.required && !c.fields.count(cf.name)) fail(path + "/" + cf.name, "required field is missing");
+  return c;
 }
 
 GeneratorSpec read_generator(const json& v, const std::string& path) {
@@ -150,7 +181,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
 
 TensorSpec read_tensor(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected a tensor object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "dequant", "deterministic"});
+  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "compare", "dequant", "deterministic"});
   TensorSpec t;
   t.name = need_string(v, "name", path);
   t.dtype = need_string(v, "dtype", path);
@@ -168,9 +199,10 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
     if (t.role == Role::in) fail(path + "/tolerance", "an input tensor is not compared; tolerance applies to out/inout");
     t.tolerance = read_tolerance(v["tolerance"], path + "/tolerance");
   }
-  if (v.contains("dequant")) {
-    if (t.role == Role::in) fail(path + "/dequant", "an input tensor is not compared; dequant applies to out/inout");
-    t.dequant = read_dequant(v["dequant"], path + "/dequant");
+  for (const char* key : {"compare", "dequant"}) {
+    if (!v.contains(key)) continue;
+    if (t.role == Role::in) fail(path + "/" + key, std::string("an input tensor is not compared; ") + key + " applies to out/inout");
+    t.checks.push_back(read_check(v[key], key, path + "/" + key));
   }
   if (v.contains("deterministic")) {
     if (!v["deterministic"].is_boolean()) fail(path + "/deterministic", "expected true or false");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "expected_verdict.h"
+#include "output_check.h"
 #include "params.h"
 
 namespace hk {
@@ -24,14 +25,6 @@ struct ToleranceSpec {
   std::optional<double> max_mismatch_fraction, hard_ulps;
 };
 
-// Dequantization check of a quantized output: dequant = out * scale[block of the element],
-// compared with a tensor in relative L2 (docs/manifest.md).
-struct DequantSpec {
-  std::string scale;    // a tensor of the kernel (input or output)
-  std::string block;    // expression: consecutive elements of the last dim sharing a scale; "" = whole row
-  std::string against;  // an input tensor, or a tensor the reference adds to its context
-  double max_rel_l2 = 0;
-};
 
 struct GeneratorSpec {
   std::string kind;                           // normal uniform int arange constant permutation
@@ -45,7 +38,7 @@ struct TensorSpec {
   Role role = Role::in;
   std::optional<GeneratorSpec> init;
   ToleranceSpec tolerance;
-  std::optional<DequantSpec> dequant;
+  std::vector<CheckSpec> checks;  // "compare" (when not elementwise), then "dequant" (output_check.h)
   // The output must come out the same bit for bit on every launch; otherwise launches may differ
   // (float atomics accumulate in any order) as long as each is within tolerance.
   bool deterministic = false;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,13 +18,13 @@ struct ElementDiff {
   double got = 0, expected = 0;
 };
 
-// The dequantization check of a quantized output (docs/results.md).
-struct DequantMetrics {
-  std::string scale, against;
-  int64_t block = 0;
-  double rel_l2 = 0;      // ||out * scale - against|| / ||against||
-  double max_rel_l2 = 0;
+// What an extra check of an output found (output_check.h): the dequantization check of a
+// quantized output, the range and distinctness of an index output.
+struct CheckOutcome {
+  std::string rule;
   bool pass = true;
+  std::string summary;                    // one line: what was checked and what was found
+  std::map<std::string, double> figures;  // the numbers behind it (docs/results.md)
 };
 
 struct OutputMetrics {
@@ -42,7 +43,8 @@ struct OutputMetrics {
   int64_t unwritten = 0;       // still holding the poison pattern
   int64_t nonfinite = 0;       // NaN or Inf where the reference is finite (unwritten excluded)
   int64_t beyond_hard_ulps = 0;  // elements off by more than tolerance.hard_ulps (when set)
-  std::optional<DequantMetrics> dequant;
+  std::string compare = "elementwise";  // the rule that produced the figures above
+  std::vector<CheckOutcome> checks;
   std::optional<ElementDiff> first_mismatch;
   std::optional<ElementDiff> worst;  // where max_abs_diff occurs
   std::optional<MismatchWindow> window;  // around first_mismatch

@@ -70,7 +70,8 @@ std::string summary_note(const CaseResult& r) {
       if (o.unwritten) s += fmt::format(", {} unwritten", o.unwritten);
       if (o.nonfinite) s += fmt::format(", {} NaN/Inf", o.nonfinite);
       if (o.beyond_hard_ulps) s += fmt::format(", {} beyond {:g} ulps", o.beyond_hard_ulps, o.tolerance.hard_ulps);
-      if (o.dequant && !o.dequant->pass) s += fmt::format(", dequant rel L2 {:.3g} > {:g}", o.dequant->rel_l2, o.dequant->max_rel_l2);
+      for (const CheckOutcome& c : o.checks)
+        if (!c.pass) s += fmt::format(", {}: {}", c.rule, c.summary);
     }
     for (const auto& g : r.guards)
       s += fmt::format("{}{}: {} byte(s) written {} the buffer", s.empty() ? "" : "; ", g.tensor, g.bytes, g.side == "before" ? "before" : "after");
@@ -199,10 +200,8 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
                           o.tolerance.hard_ulps > 0
                               ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
                               : std::string());
-      if (o.dequant)
-        md += fmt::format("  - dequant: ||{} * {} - {}|| / ||{}|| = {:.4g} (max {:g}, blocks of {}): {}\n", o.name,
-                          o.dequant->scale, o.dequant->against, o.dequant->against, o.dequant->rel_l2, o.dequant->max_rel_l2,
-                          o.dequant->block, o.dequant->pass ? "ok" : "FAIL");
+      if (o.compare != "elementwise") md += fmt::format("  - compared by rule '{}'\n", o.compare);
+      for (const CheckOutcome& c : o.checks) md += fmt::format("  - {}: {}: {}\n", c.rule, c.summary, c.pass ? "ok" : "FAIL");
       if (o.first_mismatch)
         md += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
                           o.first_mismatch->got, o.first_mismatch->expected);

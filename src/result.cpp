@@ -56,28 +56,30 @@ LeakFinding leak_from(const json& j) {
           j.value("alone_message", ""), j.value("after", std::vector<std::string>{}), j.value("after_count", int64_t{0})};
 }
 
-// Quantized outputs: the mismatch allowance and the dequantization check (docs/results.md).
+// Quantized outputs' mismatch allowance, the comparison rule and the extra checks (docs/results.md).
 json tolerance_json(const Tolerance& t) {
   return {{"atol", t.atol}, {"rtol", t.rtol}, {"ulps", t.ulps}, {"max_mismatch_fraction", t.max_mismatch_fraction}, {"hard_ulps", t.hard_ulps}};
 }
-void add_quantized_fields(json& j, const OutputMetrics& m) {
+void add_rule_fields(json& j, const OutputMetrics& m) {
   j["beyond_hard_ulps"] = m.beyond_hard_ulps;
-  if (!m.dequant) {
-    j["dequant"] = nullptr;
-    return;
+  j["compare"] = m.compare;
+  j["checks"] = json::array();
+  for (const CheckOutcome& c : m.checks) {
+    json figures = json::object();
+    for (const auto& [k, v] : c.figures) figures[k] = number(v);
+    j["checks"].push_back({{"rule", c.rule}, {"pass", c.pass}, {"summary", c.summary}, {"figures", figures}});
   }
-  const DequantMetrics& d = *m.dequant;
-  j["dequant"] = {{"scale", d.scale}, {"against", d.against}, {"block", d.block},
-                  {"rel_l2", number(d.rel_l2)}, {"max_rel_l2", d.max_rel_l2}, {"pass", d.pass}};
 }
-void read_quantized_fields(const json& j, OutputMetrics& m) {  // absent in older results
+void read_rule_fields(const json& j, OutputMetrics& m) {  // absent in older results
   const json& t = j.at("tolerance");
   m.tolerance.max_mismatch_fraction = t.value("max_mismatch_fraction", 0.0);
   m.tolerance.hard_ulps = t.value("hard_ulps", 0.0);
   m.beyond_hard_ulps = j.value("beyond_hard_ulps", int64_t{0});
-  if (j.contains("dequant") && !j["dequant"].is_null()) {
-    const json& d = j["dequant"];
-    m.dequant = DequantMetrics{d.at("scale"), d.at("against"), d.at("block"), read_number(d.at("rel_l2")), d.at("max_rel_l2"), d.at("pass")};
+  m.compare = j.value("compare", std::string("elementwise"));
+  for (const json& c : j.value("checks", json::array())) {
+    CheckOutcome o{c.at("rule"), c.at("pass"), c.value("summary", ""), {}};
+    for (auto it = c.at("figures").begin(); it != c.at("figures").end(); ++it) o.figures[it.key()] = read_number(*it);
+    m.checks.push_back(std::move(o));
   }
 }
 }  // namespace
@@ -121,7 +123,7 @@ void to_json(json& j, const OutputMetrics& m) {
   j["slices"] = json::array();
   for (const SliceSummary& s : m.slices)
     j["slices"].push_back({{"dim", s.dim}, {"size", s.size}, {"wrong_count", s.wrong_count}, {"wrong", s.wrong}, {"right", s.right}});
-  add_quantized_fields(j, m);
+  add_rule_fields(j, m);
 }
 
 void from_json(const json& j, OutputMetrics& m) {
@@ -131,7 +133,7 @@ void from_json(const json& j, OutputMetrics& m) {
   m.numel = j.at("numel");
   const json& t = j.at("tolerance");
   m.tolerance = {t.at("atol"), t.at("rtol"), t.at("ulps")};
-  read_quantized_fields(j, m);
+  read_rule_fields(j, m);
   m.max_abs_diff = read_number(j.at("max_abs_diff"));
   m.max_rel_diff = read_number(j.at("max_rel_diff"));
   m.rel_l2 = read_number(j.at("rel_l2"));

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "dequant_check.h"
+#include "checks/dequant.h"
 #include "dtype.h"
 #include "generator.h"
 #include "output_plan.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case_plan.h"
-#include "dequant_check.h"
+#include "checks/dequant.h"
 #include "manifest.h"
 #include "metrics.h"
 #include "result.h"
@@ -161,10 +161,11 @@ TEST_F(ManifestFixture, QuantizedOptionsPlan) {
   const TensorPlan& q = p.tensors[2];
   EXPECT_DOUBLE_EQ(q.tolerance.max_mismatch_fraction, 0.01);
   EXPECT_DOUBLE_EQ(q.tolerance.hard_ulps, 1);
-  ASSERT_TRUE(q.dequant);
-  EXPECT_EQ(q.dequant->scale, 1);
-  EXPECT_EQ(q.dequant->block, 64);  // no block: one scale per row
-  EXPECT_EQ(q.dequant->against, "x");
+  ASSERT_EQ(q.checks.size(), 1u);
+  const DequantPlan d = dequant_plan(q.checks[0]);
+  EXPECT_EQ(d.scale, 1);
+  EXPECT_EQ(d.block, 64);  // no block: one scale per row
+  EXPECT_EQ(d.against, "x");
 }
 
 TEST_F(ManifestFixture, BadQuantizedOptionsNameTheField) {
@@ -203,19 +204,21 @@ TEST(QuantizedResults, RoundTripThroughJson) {
   m.dtype = "fp4e2m1";
   m.tolerance = allowance(0, 0.005, 1);
   m.beyond_hard_ulps = 2;
-  m.dequant = DequantMetrics{"q_scale", "x", 32, 0.08, 0.1, true};
+  m.checks.push_back(CheckOutcome{"dequant", true, "||q * q_scale - x|| / ||x|| = 0.08", {{"rel_l2", 0.08}, {"block", 32}}});
   const json j = m;
   EXPECT_EQ(j["tolerance"]["max_mismatch_fraction"], 0.005);
-  EXPECT_EQ(j["dequant"]["rel_l2"], 0.08);
+  EXPECT_EQ(j["checks"][0]["figures"]["rel_l2"], 0.08);
   const OutputMetrics back = j.get<OutputMetrics>();
   EXPECT_EQ(back.beyond_hard_ulps, 2);
   EXPECT_DOUBLE_EQ(back.tolerance.hard_ulps, 1);
-  ASSERT_TRUE(back.dequant);
-  EXPECT_EQ(back.dequant->against, "x");
-  EXPECT_EQ(back.dequant->block, 32);
+  ASSERT_EQ(back.checks.size(), 1u);
+  EXPECT_EQ(back.checks[0].rule, "dequant");
+  EXPECT_EQ(back.checks[0].summary, m.checks[0].summary);
+  EXPECT_EQ(back.checks[0].figures.at("block"), 32);
   OutputMetrics plain;
   const OutputMetrics plain_back = json(plain).get<OutputMetrics>();
-  EXPECT_FALSE(plain_back.dequant);
+  EXPECT_TRUE(plain_back.checks.empty());
+  EXPECT_EQ(plain_back.compare, "elementwise");
 }
 
 }  // namespace

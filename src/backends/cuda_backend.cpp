@@ -53,8 +53,9 @@ class CudaBackend final : public Backend {
   }
 
   ~CudaBackend() override {
-    for (CUmodule m : modules_) cuModuleUnload_(m);
-    if (ctx_) cuDevicePrimaryCtxRelease_(dev_);
+    // Unloading fails only after a sticky fault, which the launch already reported.
+    for (CUmodule m : modules_) (void)cuModuleUnload_(m);
+    if (ctx_) (void)cuDevicePrimaryCtxRelease_(dev_);
   }
 
   const DeviceInfo& device() const override { return info_; }
@@ -94,7 +95,8 @@ class CudaBackend final : public Backend {
     check(cuMemAlloc_(&p, bytes ? bytes : 1), fmt::format("cuMemAlloc({} bytes)", bytes));
     return p;
   }
-  void free(uint64_t ptr) override { cuMemFree_(static_cast<CUdeviceptr>(ptr)); }
+  // Fails only after a sticky fault, which the launch already reported (the worker then ends).
+  void free(uint64_t ptr) override { (void)cuMemFree_(static_cast<CUdeviceptr>(ptr)); }
   void upload(uint64_t dst, const void* src, size_t bytes) override {
     if (bytes) check(cuMemcpyHtoD_(static_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
   }

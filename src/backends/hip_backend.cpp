@@ -47,7 +47,8 @@ class HipBackend final : public Backend {
   }
 
   ~HipBackend() override {
-    for (hipModule_t m : modules_) hipModuleUnload_(m);
+    // Unloading fails only after a sticky fault, which the launch already reported.
+    for (hipModule_t m : modules_) (void)hipModuleUnload_(m);
   }
 
   const DeviceInfo& device() const override { return info_; }
@@ -85,7 +86,8 @@ class HipBackend final : public Backend {
     check(hipMalloc_(&p, bytes ? bytes : 1), fmt::format("hipMalloc({} bytes)", bytes));
     return reinterpret_cast<uint64_t>(p);
   }
-  void free(uint64_t ptr) override { hipFree_(reinterpret_cast<void*>(ptr)); }
+  // Fails only after a sticky fault, which the launch already reported (the worker then ends).
+  void free(uint64_t ptr) override { (void)hipFree_(reinterpret_cast<void*>(ptr)); }
   void upload(uint64_t dst, const void* src, size_t bytes) override {
     if (bytes) check(hipMemcpyHtoD_(reinterpret_cast<hipDeviceptr_t>(dst), const_cast<void*>(src), bytes), "hipMemcpyHtoD");
   }

@@ -3,13 +3,30 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "case_plan.h"
-#include "metrics.h"
+#include "output_check.h"
 #include "reference.h"
 
 namespace hk {
+
+struct DequantPlan {
+  int scale = -1;       // index into CasePlan::tensors
+  int64_t block = 0;    // elements of the last dim per scale
+  std::string against;  // an input tensor or one the reference adds
+  double max_rel_l2 = 0;
+};
+
+// The figures of one dequantization check.
+struct DequantMetrics {
+  std::string scale, against;
+  int64_t block = 0;
+  double rel_l2 = 0;  // ||out * scale - against|| / ||against||
+  double max_rel_l2 = 0;
+  bool pass = true;
+};
 
 // out: the kernel's quantized output in the device's byte layout; scales: one per block of
 // plan.block elements of the last dim in every row, or a single one; against: what was
@@ -18,10 +35,7 @@ DequantMetrics check_dequant(const TensorPlan& out, const std::vector<uint8_t>& 
                              const std::string& scale_name, const std::vector<double>& scales,
                              const std::vector<double>& against);
 
-// The check for output plan.tensors[out]: its scale from the kernel's output bytes (got) when
-// the scale is an output, else from the inputs; against from ctx (an input, or a tensor the
-// reference added). Throws std::runtime_error when against is missing or of another size.
-DequantMetrics dequant_for(const CasePlan& plan, size_t out, const std::vector<std::vector<uint8_t>>& got,
-                           const ref::Context& ctx);
+// The plan of a dequant rule as check_dequant takes it.
+DequantPlan dequant_plan(const CheckPlan& p);
 
 }  // namespace hk
