@@ -22,3 +22,10 @@ HK_REFERENCE(known_bad_row_sum_add) {
   auto& out = ctx.tensor("out").data;
   for (Eigen::Index r = 0; r < x.rows(); ++r) out[static_cast<size_t>(r)] += x.row(r).sum();
 }
+
+// out[r] = the sum of row r of x (the tree_sum kernels).
+HK_REFERENCE(known_bad_row_sum) {
+  auto x = ctx.matrix("x");
+  auto out = ctx.matrix("out", x.rows(), 1);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) out(r, 0) = x.row(r).sum();
+}

@@ -318,7 +318,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
     } else {
       try {
-        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.case_name, t.name));
+        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
       } catch (const std::exception& e) {  // a harness-side error, not a crash of the kernel
         r.message = fmt::format("{}: tensor '{}': {}", job.manifest, t.name, e.what());
         return finish(r);

@@ -95,7 +95,8 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   job.compile_options = k.compile_options;
   job.gpu_only = k.gpu_only;
   job.plan = plan_case(k, c);
-  job.seed = seed;
+  job.seed = c.seed.value_or(seed);
+  job.stream_name = c.stream_name();
   job.repeat = std::max(run_repeat, manifest_repeat(k, c));
   job.repro_dir = repro_dir;
   return job;
@@ -126,6 +127,7 @@ CaseResult job_result(const CaseJob& job) {
   r.case_name = job.case_name;
   r.manifest = job.manifest;
   r.params = job.plan.params;
+  if (job.stream_name != job.case_name) r.seed = job.seed, r.swept_from = job.stream_name;  // a sweep's copy
   r.status = Status::ERROR;
   return r;
 }
@@ -138,7 +140,7 @@ void to_json(json& j, const CaseJob& job) {
   j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
        {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
        {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only}, {"reference_library", job.reference_library}, {"reference_error", job.reference_error},
-       {"seed", job.seed}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
+       {"seed", job.seed}, {"stream_name", job.stream_name}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
 }
@@ -157,6 +159,7 @@ void from_json(const json& j, CaseJob& job) {
   job.reference_library = j.at("reference_library");
   job.reference_error = j.at("reference_error");
   job.seed = j.at("seed");
+  job.stream_name = j.value("stream_name", job.case_name);
   job.repeat = j.at("repeat");
   job.repro_dir = j.value("repro_dir", "");
   const json& p = j.at("plan");

@@ -23,7 +23,8 @@ struct CaseJob {
   std::string reference_library;  // the shared library holding the reference (runtime_references.h)
   std::string reference_error;    // why there is none: the reference did not compile
   CasePlan plan;  // its params are the case's
-  uint64_t seed = 0;      // the run's seed; each tensor's stream derives from it
+  uint64_t seed = 0;        // the run's seed, or the sweep's for this case; tensor streams derive from it
+  std::string stream_name;  // the case name the streams derive from (CaseSpec::stream_name)
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
 };

@@ -27,6 +27,7 @@
 #include "host_profile.h"
 #include "results_diff.h"
 #include "sanitize.h"
+#include "seed_sweep.h"
 #include "selection.h"
 #include "slug.h"
 #include "worker.h"
@@ -178,7 +179,12 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  app.add_option("--seed", seed, "Seed of the input generators")->capture_default_str();
+  std::string seeds_text;
+  auto* seed_opt = app.add_option("--seed", seed, "Seed of the input generators")->capture_default_str();
+  app.add_option("--seeds", seeds_text,
+                 "Run every case once per seed: A..B (both included), a list A,B,C, or both (0..4,9); each copy is named "
+                 "'<case> seed=N' and the markdown names cases that fail for some seeds only")
+      ->excludes(seed_opt);
   auto* device_opt = app.add_option("--device", device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--devices", devices, "GPU indices to spread the cases over, e.g. --devices 0,1 (one pool of --jobs workers each)")
       ->delimiter(',')
@@ -297,6 +303,7 @@ int main(int argc, char** argv) {
     out_dir = resume_dir;
     try {
       if (!take_from_journal(app, "--seed", h, "seed", seed, journal_path) ||
+          (h.contains("seeds") && !take_from_journal(app, "--seeds", h, "seeds", seeds_text, journal_path)) ||
           !take_from_journal(app, "--manifests", manifests_header, "manifests", manifest_dir, journal_path) ||
           !take_from_journal(app, "--backend", header_backend, "backend", backend, journal_path) ||
           !take_from_journal(app, "--device", h, "device_index", device, journal_path) ||
@@ -332,6 +339,15 @@ int main(int argc, char** argv) {
   std::vector<std::string>& manifest_errors = loaded.errors;
   std::vector<std::string>& failed_kernels = loaded.failed_kernels;
   for (const auto& e : manifest_errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", e);
+  std::vector<uint64_t> seeds;
+  try {
+    if (!seeds_text.empty()) seeds = parse_seed_list(seeds_text);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "hkcheck: --seeds: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (!seeds.empty())
+    for (KernelSpec& k : kernels) sweep_seeds(k, seeds);
 
   const Selection sel = select_kernels(kernels, patterns);
   for (const auto& e : sel.errors) fmt::print(stderr, "hkcheck: {}\n", e);
@@ -366,6 +382,7 @@ int main(int argc, char** argv) {
   Runner runner(ropt);
   RunInfo run = run_info(argc, argv, manifest_errors);
   run.seed = seed;
+  run.seeds = seeds;
   if (!resume_dir.empty()) run.resumed_from = journal_path;
 
   std::string why;
@@ -426,6 +443,7 @@ int main(int argc, char** argv) {
                                    {"git_commit", HKCHECK_GIT_COMMIT},
                                    {"started_at", run.started_at},
                                    {"seed", seed},
+                                   {"seeds", seeds_text},
                                    {"backend", run.backend},
                                    {"device_name", dev ? nlohmann::json(dev->name) : nlohmann::json("")},
                                    {"device_index", devices.front()},
@@ -472,7 +490,7 @@ int main(int argc, char** argv) {
     }
     journal_append(r);
     fmt::print(stderr, "[{:>4}/{}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, total, k.name, c.name, status_name(r.status),
-               r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));
+               r.timings.wall_ms / 1000, r.status == Status::PASS ? "" : "  " + verdict_note(r).substr(0, 160));
   };
   for (const KernelSpec* k : sel.kernels) {
     for (const CaseSpec& c : k->cases) {

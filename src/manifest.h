@@ -64,6 +64,11 @@ struct CaseSpec {
   std::string tier = "small";
   std::vector<ExpectedVerdict> expect;  // the case's own; the kernel's apply where these do not
   std::optional<int> repeat;            // launches on the same inputs; overrides the kernel's
+  // Set on the copies a seed sweep makes (seed_sweep.h): the copy's seed, and the case's own
+  // name, from which its input streams derive (so the copy's inputs are those of --seed N).
+  std::optional<uint64_t> seed;
+  std::string swept_from;
+  const std::string& stream_name() const { return swept_from.empty() ? name : swept_from; }
 };
 
 struct KernelSpec {

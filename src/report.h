@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "result.h"
+#include "verdict_note.h"
 
 namespace hk {
 
@@ -14,6 +15,7 @@ constexpr int kResultsSchemaVersion = 1;
 struct RunInfo {
   std::string hkcheck_version, git_commit, host, started_at;  // started_at: ISO 8601 UTC
   uint64_t seed = 0;
+  std::vector<uint64_t> seeds;  // --seeds: every case ran once per seed (seed is then unused)
   std::string backend;
   std::string tier = "all";  // size tiers run: "all" or "small"
   nlohmann::json device;  // DeviceInfo, or null when no device was found
@@ -31,9 +33,6 @@ struct Counts {
 Counts count_results(const std::vector<CaseResult>& results);
 // "N cases: a PASS, b FAIL, ..." as the console and the markdown print it.
 std::string counts_line(const Counts& c);
-
-// "passes alone, FAIL after k / c in the same worker": a LEAK verdict in one line.
-std::string leak_note(const LeakFinding& l);
 
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
 // The name a compile log goes by in the reports: "log-" and 8 hex digits of its hash.

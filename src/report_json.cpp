@@ -65,6 +65,7 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"started_at", run.started_at},
             {"wall_s", run.wall_s},
             {"seed", run.seed},
+            {"seeds", run.seeds},
             {"backend", run.backend},
             {"tier", run.tier},
             {"device", run.device},

@@ -1,7 +1,9 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 #include "report.h"
+#include "seed_sweep.h"
 
 namespace hk {
 namespace {
@@ -31,62 +33,7 @@ std::string max_diff(const CaseResult& r) {
 
 }  // namespace
 
-// "passes alone, FAIL after a / b, c / d": what a LEAK verdict means, for the table and console.
-std::string leak_note(const LeakFinding& l) {
-  std::string after;
-  const size_t shown = std::min<size_t>(l.after.size(), 3);
-  for (size_t i = l.after.size() - shown; i < l.after.size(); ++i) after += (after.empty() ? "" : ", ") + l.after[i];
-  if (static_cast<int64_t>(shown) < l.after_count) after = fmt::format("{} (latest of {} cases)", after, l.after_count);
-  const std::string alone = l.alone == Status::PASS ? "passes alone" : fmt::format("{} alone", status_name(l.alone));
-  const std::string first = l.in_worker_message.substr(0, l.in_worker_message.find('\n'));
-  return fmt::format("{}, {} after {} in the same worker{}", alone, status_name(l.in_worker), after, first.empty() ? "" : ": " + first);
-}
-
 namespace {
-
-// A short line saying what went wrong, for the table.
-std::string summary_note(const CaseResult& r) {
-  if (r.status == Status::SKIP && r.limit)
-    return fmt::format("{}: {} requested {}, limit {} (over by {})", r.reason, r.limit->what, r.limit->requested,
-                       r.limit->limit, r.limit->requested - r.limit->limit);
-  if ((r.status == Status::XFAIL || r.status == Status::XPASS) && r.actual_status && r.expected) {
-    CaseResult actual = r;
-    actual.status = *r.actual_status;
-    const std::string what = summary_note(actual);
-    return fmt::format("{} {} (expected: {}){}", r.status == Status::XFAIL ? "known" : "now", status_name(*r.actual_status),
-                       r.expected->why, what.empty() ? "" : "; " + what);
-  }
-  if (r.status == Status::FLAKY) {
-    std::string s;
-    for (const auto& d : r.repeat_diffs)
-      s += fmt::format("{}{}: {} element(s) differ between launch 1 and {}", s.empty() ? "" : "; ", d.tensor, d.elements, d.launch);
-    return s;
-  }
-  if (r.status == Status::FAIL) {
-    std::string s;
-    for (const auto& o : r.outputs) {
-      if (o.pass) continue;
-      s += fmt::format("{}{}: {} of {} outside tolerance", s.empty() ? "" : "; ", o.name, o.mismatches, o.numel);
-      if (o.unwritten) s += fmt::format(", {} unwritten", o.unwritten);
-      if (o.nonfinite) s += fmt::format(", {} NaN/Inf", o.nonfinite);
-      if (o.beyond_hard_ulps) s += fmt::format(", {} beyond {:g} ulps", o.beyond_hard_ulps, o.tolerance.hard_ulps);
-      for (const CheckOutcome& c : o.checks)
-        if (!c.pass) s += fmt::format(", {}: {}", c.rule, c.summary);
-    }
-    for (const auto& g : r.guards)
-      s += fmt::format("{}{}: {} byte(s) written {} the buffer", s.empty() ? "" : "; ", g.tensor, g.bytes, g.side == "before" ? "before" : "after");
-    return s;
-  }
-  if (r.status == Status::PASS) {
-    std::string s;
-    for (const auto& o : r.outputs)
-      if (o.max_ulps > 0 && o.dtype != "f32" && o.dtype != "f64")
-        s += fmt::format("{}{} {:.3g} ulp", s.empty() ? "" : ", ", o.name, o.max_ulps);
-    return s;
-  }
-  const size_t nl = r.message.find('\n');
-  return r.message.substr(0, nl);
-}
 
 // Got / expected around the first mismatch, wrong cells in bold.
 std::string window_table(const OutputMetrics& o) {
@@ -151,6 +98,32 @@ std::string compile_logs_section(const std::vector<CaseResult>& results) {
   return md;
 }
 
+// A case that fails for some seeds only is a different finding from one that always fails (a
+// rare input, a race): the sweep's summary names them first.
+std::string seed_section(const std::vector<CaseResult>& results) {
+  const std::vector<SeedSummary> sweeps = summarize_seeds(results);
+  if (sweeps.empty()) return "";
+  std::string some, every;
+  int passed = 0;
+  for (const SeedSummary& s : sweeps) {
+    if (s.not_passed.empty()) {
+      ++passed;
+      continue;
+    }
+    std::string seeds;
+    for (const auto& [seed, st] : s.not_passed) seeds += fmt::format("{}{} ({})", seeds.empty() ? "" : ", ", seed, status_name(st));
+    const bool all = static_cast<int>(s.not_passed.size()) == s.seeds;
+    (all ? every : some) += fmt::format("| {} | {} | {} of {} | {} |\n", cell(s.kernel), cell(s.case_name), s.not_passed.size(), s.seeds,
+                                       cell(seeds, 400));
+  }
+  std::string md = fmt::format("\n## Seed sweep\n\n{} case(s) ran with {} seed(s) each: {} passed for every seed.\n", sweeps.size(),
+                               sweeps.front().seeds, passed);
+  const char* head = "| Kernel | Case | Seeds not passed | Which |\n| --- | --- | --- | --- |\n";
+  if (!some.empty()) md += std::string("\n### Fails for some seeds only\n\n") + head + some;
+  if (!every.empty()) md += std::string("\n### Fails for every seed\n\n") + head + every;
+  return md;
+}
+
 }  // namespace
 
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
@@ -159,8 +132,9 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   const std::string device = run.device.is_null() ? "no device" : run.device.value("name", "?") + " (" + run.device.value("arch", "?") + ")";
   md += fmt::format("- device: {}, backend {}{}\n", device, run.backend, run.tier == "all" ? "" : ", tier " + run.tier + " only");
   if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + run.device.value("note", "") + "\n";
-  md += fmt::format("- hkcheck {} ({}), host {}, started {}, seed {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit,
-                    run.host, run.started_at, run.seed, run.wall_s);
+  const std::string seeds = run.seeds.empty() ? fmt::format("seed {}", run.seed) : fmt::format("seeds {}", fmt::join(run.seeds, ","));
+  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit, run.host,
+                    run.started_at, seeds, run.wall_s);
   if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", run.resumed_from);
   if (run.sanitizer.is_object() && !run.sanitizer.value("ran", true))
     md += fmt::format("- --sanitize did not run: {}\n", run.sanitizer.value("why", ""));
@@ -171,10 +145,11 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
     md += "\n## Manifest errors\n\n";
     for (const auto& e : run.manifest_errors) md += "- " + cell(e, 1000) + "\n";
   }
+  md += seed_section(results);
   md += "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
   for (const CaseResult& r : results)
     md += fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.kernel), cell(r.case_name), status_name(r.status), max_diff(r),
-                      cell(summary_note(r)));
+                      cell(verdict_note(r)));
   bool header = false;
   for (const CaseResult& r : results) {
     if (r.status == Status::PASS || r.status == Status::NOT_RUN) continue;  // NOT_RUN: the table says it all

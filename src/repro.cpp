@@ -58,7 +58,7 @@ json params_json(const Params& p) {
 json one_case(const json& cases, const CaseSpec& c) {
   json out;
   for (const json& e : cases) {
-    if (!e.contains("sweep") && e.value("name", "") == c.name) {
+    if (!e.contains("sweep") && e.value("name", "") == c.stream_name()) {
       out = e;
       break;
     }
@@ -72,7 +72,7 @@ json one_case(const json& cases, const CaseSpec& c) {
     }
   }
   if (out.is_null()) out = json::object();
-  out["name"] = c.name;
+  out["name"] = c.stream_name();
   out["params"] = params_json(c.params);  // every value, the kernel's defaults merged in
   return out;
 }
@@ -147,6 +147,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n");
 
   // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
+  const uint64_t seed = c.seed.value_or(s.seed);
   const CasePlan plan = plan_case(k, c);
   std::string left_out;
   for (const TensorPlan& t : plan.tensors) {
@@ -155,7 +156,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       left_out += fmt::format("{}: {} bytes\n", t.name, t.bytes());
       continue;
     }
-    std::vector<double> v = generate(t.init, t.numel, tensor_seed(s.seed, k.name, c.name, t.name));
+    std::vector<double> v = generate(t.init, t.numel, tensor_seed(seed, k.name, c.stream_name(), t.name));
     for (double& x : v) x = round_to_dtype(t.dtype, x);
     write_tensor_file(dir + "/inputs/" + safe_name(t.name) + ".hkt", TensorFile{t.name, t.dtype, t.shape, pack(t.dtype, v)});
   }
@@ -176,7 +177,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
       "hkcheck=${{HKCHECK:-{}}}\n"
       "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --isolation case --out \"$here.rerun\" {} \"$@\"\n",
-      comment_text(c.name), k.name, s.seed, shell_quote(s.hkcheck_exe), s.seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
+      comment_text(c.stream_name()), k.name, seed, shell_quote(s.hkcheck_exe), seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
       shell_quote(k.name));
   write_text(dir + "/rerun.sh", rerun);
   fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);

@@ -185,6 +185,7 @@ void to_json(json& j, const CaseResult& r) {
        {"sanitizer", r.sanitizer}};
   if (!r.compile_log.empty()) j["compile_log"] = r.compile_log;
   if (!r.resources.is_null()) j["resources"] = r.resources;
+  if (r.seed) j["seed"] = *r.seed, j["swept_from"] = r.swept_from;
   j["launches"] = r.launches;
   j["guards"] = json::array();
   for (const GuardViolation& g : r.guards)
@@ -221,6 +222,7 @@ void from_json(const json& j, CaseResult& r) {
   r.message = j.value("message", "");
   r.compile_log = j.value("compile_log", "");
   r.resources = j.value("resources", nlohmann::json());
+  if (j.contains("seed")) r.seed = j["seed"].get<uint64_t>(), r.swept_from = j.value("swept_from", r.case_name);
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");
@@ -256,6 +258,8 @@ CaseResult blank_result(const KernelSpec& k, const CaseSpec& c, Status st) {
   r.case_name = c.name;
   r.manifest = k.manifest;
   r.params = c.params;
+  r.seed = c.seed;
+  r.swept_from = c.swept_from;
   r.status = st;
   return r;
 }

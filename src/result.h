@@ -74,6 +74,9 @@ struct Timings {
 struct CaseResult {
   std::string kernel, case_name, manifest;
   Params params;
+  // A seed sweep's copy of a case (seed_sweep.h): its seed and the case it was copied from.
+  std::optional<uint64_t> seed;
+  std::string swept_from;
   Status status = Status::ERROR;
   std::string reason;   // SKIP: HW_LIMIT, NO_DEVICE, ...
   std::string message;  // error text, crash text, or which function a compile error is in
