@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> patterns;
   bool compile_only = false, compile_worker = false;
   std::vector<std::string> archs;
-  bool all = false, list = false, worker = false, no_cache = false, version = false, sanitize = false, no_repro = false;
+  bool all = false, list = false, worker = false, no_cache = false, version = false, no_repro = false;
   std::string junit_path;
   std::string out_dir, root_dir, manifest_dir, backend = "auto", cache_dir = default_cache_dir(), tier = "auto", resume_dir, worker_exe;
   HostOptions host;
@@ -220,7 +220,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
   app.add_option("--resume", resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
       ->check(CLI::ExistingDirectory);
-  app.add_flag("--sanitize", sanitize, "Run FAIL, CRASH and FLAKY cases (XFAIL ones too) again under compute-sanitizer (memcheck, racecheck; CUDA only)");
+  std::string sanitize_text;
+  app.add_flag("--sanitize{failures}", sanitize_text,
+               "After the run, rerun the FAIL, CRASH and FLAKY cases (XFAIL ones too) under compute-sanitizer memcheck and "
+               "racecheck and attach the reports; --sanitize=TOOL[,TOOL] (memcheck racecheck synccheck initcheck) runs every "
+               "case under those tools, and a reported error fails a case that passed. CUDA only");
   app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
   app.add_option("--junit", junit_path, "Also write the results as JUnit XML to this file (for CI test reports)");
   app.add_flag("--version", version, "Print the version and exit");
@@ -247,6 +251,13 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   if (no_cache) cache_dir.clear();
+  std::optional<SanitizePlan> sanitize;
+  try {
+    if (!sanitize_text.empty()) sanitize = parse_sanitize(sanitize_text);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "hkcheck: --sanitize: {}\n", e.what());
+    return kExitUsage;
+  }
 
   if (version) {
     fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, HKCHECK_GIT_COMMIT);
@@ -470,7 +481,7 @@ int main(int argc, char** argv) {
 
   const ReproSettings repro{seed, run.backend, dev ? dev->arch : "", exe};
   std::vector<CaseResult> results;
-  std::vector<std::pair<const KernelSpec*, const CaseSpec*>> origin;  // of each result, for --sanitize
+  std::vector<CaseOrigin> origin;  // of each result, for --sanitize
   std::vector<CaseTask> tasks;
   std::vector<size_t> task_slot;  // where each task's result goes in results
   size_t done = 0, reused = 0;
@@ -530,27 +541,8 @@ int main(int argc, char** argv) {
   });
   if (reused) fmt::print(stderr, "hkcheck: {} cases kept from {}\n", reused, journal_path);
 
-  if (sanitize && dev && !interrupt_signal()) {
-    const auto tool = find_compute_sanitizer();
-    std::string skipped;
-    if (dev->backend != "cuda") skipped = "compute-sanitizer needs the CUDA backend; this run used " + dev->backend;
-    else if (!tool) skipped = "compute-sanitizer was found neither on PATH nor in /usr/local/cuda/bin";
-    if (!skipped.empty()) {
-      fmt::print(stderr, "hkcheck: --sanitize: {}\n", skipped);
-      run.sanitizer = {{"ran", false}, {"why", skipped}};
-    } else {
-      run.sanitizer = {{"ran", true}, {"tool_path", *tool}};
-      for (size_t i = 0; i < results.size() && !interrupt_signal(); ++i) {
-        CaseResult& r = results[i];
-        const Status underneath = r.actual_status.value_or(r.status);  // XFAIL cases are looked at too
-        if (underneath != Status::FAIL && underneath != Status::CRASH && underneath != Status::FLAKY) continue;
-        fmt::print(stderr, "hkcheck: --sanitize: {} / {}\n", r.kernel, r.case_name);
-        const std::string log_dir = fs::absolute(fs::path(out_dir) / repro_subdir(r.kernel, r.case_name) / "sanitizer").string();
-        r.sanitizer = sanitize_case(runner.options(), *tool, *origin[i].first, *origin[i].second, log_dir);
-        journal_append(r);
-      }
-    }
-  }
+  if (sanitize && dev && !interrupt_signal())
+    run.sanitizer = sanitize_results(*sanitize, runner.options(), dev->backend, dev->arch, out_dir, results, origin, journal_append);
 
   for (const auto& name : failed_kernels) {
     if (!patterns.empty() && select_kernels({KernelSpec{name}}, patterns).kernels.empty()) continue;

@@ -1,10 +1,18 @@
 #include "sanitize.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+
+#include "expectation.h"
+#include "interrupt.h"
+#include "repro.h"
 
 namespace hk {
 namespace {
@@ -60,12 +68,32 @@ SanitizerReport parse_sanitizer_log(const std::string& log, size_t max_lines) {
   return rep;
 }
 
-json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const KernelSpec& k, const CaseSpec& c,
-                   const std::string& log_dir) {
+SanitizePlan parse_sanitize(const std::string& text) {
+  static const std::vector<std::string> kTools = {"memcheck", "racecheck", "synccheck", "initcheck"};
+  if (text == "failures") return SanitizePlan{{"memcheck", "racecheck"}, false};
+  SanitizePlan plan{{}, true};
+  std::stringstream ss(text);
+  std::string tool;
+  while (std::getline(ss, tool, ',')) {
+    if (std::find(kTools.begin(), kTools.end(), tool) == kTools.end())
+      throw std::invalid_argument("'" + tool + "' is not a compute-sanitizer tool (memcheck, racecheck, synccheck, initcheck)");
+    if (std::find(plan.tools.begin(), plan.tools.end(), tool) == plan.tools.end()) plan.tools.push_back(tool);
+  }
+  if (plan.tools.empty()) throw std::invalid_argument("no tool named; write --sanitize=racecheck (or memcheck,racecheck)");
+  return plan;
+}
+
+int sanitizer_error_count(const std::string& summary) {
+  int n = 0;
+  return std::sscanf(summary.c_str(), "ERROR SUMMARY: %d error", &n) == 1 ? n : 0;
+}
+
+json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tool_names,
+                   const KernelSpec& k, const CaseSpec& c, const std::string& log_dir) {
   json tools = json::array();
   std::error_code ec;
   fs::create_directories(log_dir, ec);
-  for (const std::string tool : {"memcheck", "racecheck"}) {
+  for (const std::string& tool : tool_names) {
     const std::string log_path = log_dir + "/" + tool + ".log";
     fs::remove(log_path, ec);
     RunOptions o = opt;
@@ -77,13 +105,68 @@ json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, con
     std::stringstream ss;
     ss << in.rdbuf();
     const SanitizerReport rep = parse_sanitizer_log(ss.str());
-    json t = {{"tool", tool}, {"status", status_name(r.status)}, {"log", log_path}, {"summary", rep.summary}};
+    json t = {{"tool", tool}, {"status", status_name(r.status)}, {"log", log_path}, {"summary", rep.summary},
+              {"errors", sanitizer_error_count(rep.summary)}};
     t["first_error"] = rep.first_error.empty() ? json(nullptr) : json(rep.first_error);
     if (!in) t["note"] = "the tool wrote no log: " + r.message.substr(0, 500);
     tools.push_back(t);
     if (r.status == Status::NOT_RUN) break;  // interrupted
   }
   return {{"tool_path", sanitizer_path}, {"tools", tools}};
+}
+
+namespace {
+
+// The first tool that reported an error, as a verdict's message: the tool, its summary and the
+// first line of its first report (the kind of hazard, the kernel and, with line info, the line).
+std::optional<std::string> finding(const json& sanitizer) {
+  for (const json& t : sanitizer.value("tools", json::array())) {
+    if (t.value("errors", 0) == 0) continue;
+    const std::string first = t["first_error"].is_string() ? t["first_error"].get<std::string>() : std::string();
+    const std::string where = first.substr(0, first.find('\n'));
+    return fmt::format("compute-sanitizer {}: {}{}", t.value("tool", ""), t.value("summary", ""), where.empty() ? "" : ": " + where);
+  }
+  return std::nullopt;
+}
+
+// A case that passed but whose tool reported an error fails, and its expectation applies again
+// (a kernel known to race is XFAIL under the tool).
+void fail_on_finding(CaseResult& r, const KernelSpec& k, const CaseSpec& c, const std::string& device_arch) {
+  const Status underneath = r.actual_status.value_or(r.status);
+  const std::optional<std::string> what = finding(r.sanitizer);
+  if (underneath != Status::PASS || !what) return;
+  r.status = Status::FAIL;
+  r.message = *what;
+  r.actual_status.reset();
+  r.expected.reset();
+  r = apply_expectation(std::move(r), case_expectation(k, c, device_arch));
+}
+
+}  // namespace
+
+json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend, const std::string& device_arch,
+                      const std::string& out_dir, std::vector<CaseResult>& results, const std::vector<CaseOrigin>& origin,
+                      const std::function<void(const CaseResult&)>& journal) {
+  const auto tool = find_compute_sanitizer();
+  std::string skipped;
+  if (backend != "cuda") skipped = "compute-sanitizer needs the CUDA backend; this run used " + backend;
+  else if (!tool) skipped = "compute-sanitizer was found neither on PATH nor in /usr/local/cuda/bin";
+  if (!skipped.empty()) {
+    fmt::print(stderr, "hkcheck: --sanitize: {}\n", skipped);
+    return {{"ran", false}, {"why", skipped}};
+  }
+  for (size_t i = 0; i < results.size() && !interrupt_signal(); ++i) {
+    CaseResult& r = results[i];
+    const Status underneath = r.actual_status.value_or(r.status);  // XFAIL cases are looked at too
+    const bool failed = underneath == Status::FAIL || underneath == Status::CRASH || underneath == Status::FLAKY;
+    if (!failed && !(plan.every_case && underneath == Status::PASS)) continue;
+    fmt::print(stderr, "hkcheck: --sanitize: {} / {}\n", r.kernel, r.case_name);
+    const std::string log_dir = fs::absolute(fs::path(out_dir) / repro_subdir(r.kernel, r.case_name) / "sanitizer").string();
+    r.sanitizer = sanitize_case(opt, *tool, plan.tools, *origin[i].first, *origin[i].second, log_dir);
+    fail_on_finding(r, *origin[i].first, *origin[i].second, device_arch);
+    journal(r);
+  }
+  return {{"ran", true}, {"tool_path", *tool}, {"tools", plan.tools}, {"every_case", plan.every_case}};
 }
 
 }  // namespace hk

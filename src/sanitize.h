@@ -1,11 +1,15 @@
-// --sanitize: after the run, each FAIL or CRASH case runs again in a worker started under
-// compute-sanitizer (memcheck, then racecheck), CUDA only; the first report of each tool is
-// attached to the case (CaseResult::sanitizer, docs/results.md).
+// --sanitize: after the run, cases run again, each alone in a worker started under
+// compute-sanitizer, CUDA only (docs/results.md, "--sanitize"). A bare --sanitize reruns the
+// cases that did not pass under memcheck and racecheck and attaches the first report of each;
+// --sanitize=TOOL[,TOOL] runs every case under those tools, and a case whose run passed but
+// whose tool reported an error becomes FAIL, with the tool's report as its message.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runner.h"
 
@@ -22,10 +26,31 @@ struct SanitizerReport {
 };
 SanitizerReport parse_sanitizer_log(const std::string& log, size_t max_lines = 25);
 
+// What --sanitize asks for: the tools, and whether every case runs under them or only the
+// cases that did not pass.
+struct SanitizePlan {
+  std::vector<std::string> tools;
+  bool every_case = false;
+};
+// "failures" (a bare --sanitize) or a list of tools: memcheck, racecheck, synccheck, initcheck.
+// Throws std::invalid_argument naming an unknown tool.
+SanitizePlan parse_sanitize(const std::string& text);
+
+// The "N" of the tool's "ERROR SUMMARY: N errors" line; 0 when there is none.
+int sanitizer_error_count(const std::string& summary);
+
 // Runs case c of k again under sanitizer_path with each tool in turn; opt is the run's options
 // (the backend as probed). log_dir receives the tools' full logs. Returns the JSON for
-// CaseResult::sanitizer: {"tool_path", "tools": [{"tool","status","errors","first_error","log"}]}.
-nlohmann::json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const KernelSpec& k,
-                             const CaseSpec& c, const std::string& log_dir);
+// CaseResult::sanitizer: {"tool_path", "tools": [{"tool","status","errors","summary","first_error","log"}]}.
+nlohmann::json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tools,
+                             const KernelSpec& k, const CaseSpec& c, const std::string& log_dir);
+
+// The sanitizer pass over a finished run: results[i] is the result of case origin[i]; a result
+// the pass changes is handed to journal. Returns run.sanitizer ({"ran", "tool_path" or "why",
+// "tools", "every_case"}). device_arch picks the cases' expectations again for a new verdict.
+using CaseOrigin = std::pair<const KernelSpec*, const CaseSpec*>;
+nlohmann::json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend,
+                                const std::string& device_arch, const std::string& out_dir, std::vector<CaseResult>& results,
+                                const std::vector<CaseOrigin>& origin, const std::function<void(const CaseResult&)>& journal);
 
 }  // namespace hk

@@ -124,6 +124,29 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   EXPECT_NE(md.find("repro: `repro/fail_kernel/only/`"), std::string::npos) << md;
 }
 
+TEST_F(EndToEnd, NamedToolsRunEveryCaseAndAReportFailsAPass) {
+  json ok = json::parse(slurp(dir.path() + "/m/fail.json"));
+  ok["kernels"][0]["name"] = "ok_kernel";
+  dir.write("m/ok.json", ok.dump());
+  const json r = run("cuda", 1, "--sanitize=racecheck");
+  ASSERT_EQ(r["cases"].size(), 2u);
+  for (const json& c : r["cases"]) {
+    // The stand-in tool reports an error for every case: the passing one fails by it.
+    EXPECT_EQ(c["status"], "FAIL") << c.dump(2);
+    ASSERT_EQ(c["sanitizer"]["tools"].size(), 1u);
+    EXPECT_EQ(c["sanitizer"]["tools"][0]["tool"], "racecheck");
+    EXPECT_EQ(c["sanitizer"]["tools"][0]["errors"], 1);
+  }
+  const json& passed = r["cases"][0]["kernel"] == "ok_kernel" ? r["cases"][0] : r["cases"][1];
+  EXPECT_EQ(passed["message"], "compute-sanitizer racecheck: ERROR SUMMARY: 1 error: Invalid __global__ write of size 4 bytes (racecheck)");
+  EXPECT_EQ(r["run"]["sanitizer"]["every_case"], true);
+
+  // A bare --sanitize leaves a passing case alone.
+  const json bare = run("cuda", 1);
+  for (const json& c : bare["cases"])
+    if (c["kernel"] == "ok_kernel") EXPECT_EQ(c["status"], "PASS") << c.dump(2);
+}
+
 TEST_F(EndToEnd, SanitizeSaysWhyItDidNotRun) {
   const json r = run("auto", 1);  // the fake worker then claims a backend that is not CUDA
   EXPECT_EQ(r["run"]["sanitizer"]["ran"], false);
