@@ -246,10 +246,13 @@ namespace {
 // Poison patterns: quiet NaNs with a payload kernels do not produce, or improbable integers.
 uint64_t poison_bits(DType t) {
   switch (t) {
-    case DType::f32: return 0x7FE5A5A5u;
-    case DType::f64: return 0x7FFCA5A5A5A5A5A5ull;
-    case DType::f16: return 0x7E5Au;
-    case DType::bf16: return 0x7FE5u;
+    // Signaling NaNs: arithmetic quiets them on a CPU and makes the canonical NaN on a GPU, so an
+    // output computed from unwritten memory is NaN, not poison, on every backend, and only an
+    // element nobody wrote (or copied from unwritten memory) counts as unwritten.
+    case DType::f32: return 0x7FA5A5A5u;
+    case DType::f64: return 0x7FF4A5A5A5A5A5A5ull;
+    case DType::f16: return 0x7C5Au;
+    case DType::bf16: return 0x7FA5u;
     case DType::fp8e4m3: return 0x7Fu;  // the only NaN pattern e4m3 has
     case DType::fp8e5m2: return 0x7Du;
     case DType::i8: return 0x80u;       // -128: symmetric quantization never produces it

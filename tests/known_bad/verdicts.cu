@@ -1,6 +1,7 @@
 // Kernels whose verdict depends on how hkcheck judges them (verdicts.json): a tie broken the
 // other way from the reference, an index that selects the wrong value, a reduction whose race
-// only a sanitizer sees, and a bug that only some inputs reach (tests/fixtures/seed_sweep).
+// only a sanitizer sees, an output computed from unwritten memory, and a bug that only some
+// inputs reach (tests/fixtures/seed_sweep).
 #include "hkcheck.h"
 
 // One thread per row of n <= 64: k rounds of "the largest not yet taken". With smaller_first a
@@ -59,4 +60,12 @@ HK_KERNEL void tree_sum_missing_barrier(f32* out, const f32* x) {
 HK_KERNEL void rare_input_bug(f32* out, const f32* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = x[i] > 2.5f ? 0.f : x[i];
+}
+
+// Adds into its output as if it were cleared: every element is computed from the poison
+// hkcheck leaves in an output, so it must count as NaN (nonfinite), not unwritten, on the GPU
+// and on the host alike. x is read through a pointer so the compiler keeps the arithmetic.
+HK_KERNEL void accumulates_into_unwritten(f32* out, const f32* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += x[i];
 }
