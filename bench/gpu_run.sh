@@ -2,6 +2,7 @@
 # What a GPU machine run of hkcheck does, stage by stage, so that the committed results under
 # results/<gpu>/ come from one known command. Each stage writes its logs and results into OUTDIR.
 #   bench/gpu_run.sh OUTDIR build checks     # build, unit tests, --all and the known-bad corpus
+#   bench/gpu_run.sh OUTDIR seeds            # every manifest with seeds 0..2, and a seed-dependent bug
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project from its folder
 set -uo pipefail
@@ -24,10 +25,20 @@ for stage in "$@"; do
       rm -rf "$out/all" "$out/known_bad"
       /usr/bin/time -v build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" --junit "$out/all/junit.xml" >"$out/all.log" 2>&1
       tail -3 "$out/all.log"; grep -E "Elapsed|Maximum resident" "$out/all.log"
-      build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad" --cache-dir "$cache" >"$out/known_bad.log" 2>&1
+      # Under racecheck: the corpus holds a reduction whose race gives right sums on a GPU and
+      # that only the tool's report fails (kb_tree_sum_missing_barrier).
+      build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad" --cache-dir "$cache" --sanitize=racecheck >"$out/known_bad.log" 2>&1
       tail -2 "$out/known_bad.log"
       build-gpu/tests/known_bad_check "$out/known_bad/test_results.json" tests/known_bad
       build-gpu/hkcheck --diff results/h100/test_results.json "$out/all/test_results.json" | tail -3
+      ;;
+    seeds)
+      # Every manifest with three seeds, and the case that fails for some seeds only.
+      rm -rf "$out/seeds" "$out/seed_sweep"
+      build-gpu/hkcheck --all --seeds 0..2 --out "$out/seeds" --no-repro --cache-dir "$cache" >"$out/seeds.log" 2>&1
+      tail -2 "$out/seeds.log"
+      build-gpu/hkcheck --manifests tests/fixtures/seed_sweep --seeds 0..9 --out "$out/seed_sweep" --no-repro --cache-dir "$cache" >"$out/seed_sweep.log" 2>&1
+      tail -2 "$out/seed_sweep.log"; grep -A4 "Fails for some" "$out/seed_sweep/test_results.md"
       ;;
     examples)
       # As a team would: an installed hkcheck, run from the project's own folder.
