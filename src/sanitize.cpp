@@ -47,7 +47,9 @@ SanitizerReport parse_sanitizer_log(const std::string& log, size_t max_lines) {
     if (line.rfind("=========", 0) != 0) continue;
     std::string body = line.substr(9);
     if (!body.empty() && body[0] == ' ') body.erase(0, 1);
-    if (body.rfind("ERROR SUMMARY", 0) == 0) {
+    // memcheck, initcheck and synccheck end with "ERROR SUMMARY: N errors"; racecheck with
+    // "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    if (body.rfind("ERROR SUMMARY", 0) == 0 || (body.rfind("RACECHECK SUMMARY", 0) == 0 && rep.summary.empty())) {
       rep.summary = body;
       continue;
     }
@@ -85,7 +87,10 @@ SanitizePlan parse_sanitize(const std::string& text) {
 
 int sanitizer_error_count(const std::string& summary) {
   int n = 0;
-  return std::sscanf(summary.c_str(), "ERROR SUMMARY: %d error", &n) == 1 ? n : 0;
+  if (std::sscanf(summary.c_str(), "ERROR SUMMARY: %d error", &n) == 1) return n;
+  // Every hazard racecheck shows counts, its warnings too: each is a pair of unordered accesses.
+  if (std::sscanf(summary.c_str(), "RACECHECK SUMMARY: %d hazard", &n) == 1) return n;
+  return 0;
 }
 
 json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tool_names,

@@ -36,7 +36,8 @@ struct SanitizePlan {
 // Throws std::invalid_argument naming an unknown tool.
 SanitizePlan parse_sanitize(const std::string& text);
 
-// The "N" of the tool's "ERROR SUMMARY: N errors" line; 0 when there is none.
+// The "N" of the tool's "ERROR SUMMARY: N errors" line, or of racecheck's "RACECHECK SUMMARY:
+// N hazards displayed (...)"; 0 when there is none.
 int sanitizer_error_count(const std::string& summary);
 
 // Runs case c of k again under sanitizer_path with each tool in turn; opt is the run's options

@@ -42,6 +42,16 @@ TEST(Sanitizer, FirstReportAndSummaryAreReadOffTheLog) {
             "Invalid __global__ write of size 4 bytes\n    at rmsnorm+0x1b0 in rmsnorm.cu:12\n    by thread (3,0,0) in block (0,0,0)\n");
   EXPECT_EQ(r.summary, "ERROR SUMMARY: 2 errors");
   EXPECT_EQ(parse_sanitizer_log("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").first_error, "");
+  // racecheck (CUDA 13) ends with its own summary line and no ERROR SUMMARY.
+  const SanitizerReport race = parse_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n========= Warning: Race reported between Read access at k+0x310\n"
+      "=========     and Write access at k+0x320 [256 hazards]\n=========\n"
+      "========= RACECHECK SUMMARY: 7 hazards displayed (2 errors, 5 warnings)\n");
+  EXPECT_EQ(race.summary, "RACECHECK SUMMARY: 7 hazards displayed (2 errors, 5 warnings)");
+  EXPECT_EQ(sanitizer_error_count(race.summary), 7);
+  EXPECT_EQ(sanitizer_error_count("ERROR SUMMARY: 3 errors"), 3);
+  EXPECT_EQ(sanitizer_error_count("RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"), 0);
+  EXPECT_EQ(sanitizer_error_count(""), 0);
   EXPECT_NE(parse_sanitizer_log(log, 1).first_error.find("...\n"), std::string::npos) << "long reports are cut";
 }
 

@@ -38,19 +38,24 @@ HK_KERNEL void topk_min_index_first(f32* values, int* indices, const f32* x, int
   topk_row<true>(values, indices, x, m, n, k);
 }
 
-// A block of 256 sums one row of 256 in shared memory, with no barrier between the steps of the
-// tree: thread t reads tile[t + stride] while the thread that owns it may not have added into it
-// yet. Warps of one block usually move together, so the sums come out right on a GPU; racecheck
-// reports the hazard. The host backend runs a block's threads one after another between
-// barriers, so there thread 0 finishes before the others start and the sum is wrong.
+// A block of 256 sums one row of 256 in shared memory. The steps across warps have their
+// barriers; the last six run in warp 0 "warp-synchronously", with no __syncwarp() between them,
+// so lane t reads tile[t + stride] while the lane that owns it may not have added into it yet.
+// A warp that stays converged gets the sums right, so a GPU run passes and only racecheck
+// reports the hazard. The host backend runs a warp's lanes one after another between
+// barriers: lane 0 finishes before lane 16 starts, and the sums come out wrong.
 HK_KERNEL void tree_sum_missing_barrier(f32* out, const f32* x) {
   __shared__ f32 tile[256];
   const int t = threadIdx.x;
   tile[t] = x[blockIdx.x * 256 + t];
   __syncthreads();
-  for (int stride = 128; stride > 0; stride >>= 1) {
+  for (int stride = 128; stride >= 64; stride >>= 1) {
     if (t < stride) tile[t] += tile[t + stride];
-    // Missing here: __syncthreads();
+    __syncthreads();
+  }
+  if (t < 32) {
+    volatile f32* v = tile;  // volatile: every step reads shared memory, as such code is written
+    for (int stride = 32; stride > 0; stride >>= 1) v[t] += v[t + stride];  // missing: __syncwarp()
   }
   if (t == 0) out[blockIdx.x] = tile[0];
 }
