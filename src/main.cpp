@@ -15,6 +15,7 @@
 
 #include "compile_only.h"
 #include "compile_worker.h"
+#include "git_commit.h"
 #include "interrupt.h"
 #include "out_lock.h"
 #include "project.h"
@@ -71,7 +72,7 @@ std::string hostname() {
 RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest_errors) {
   RunInfo run;
   run.hkcheck_version = HKCHECK_VERSION;
-  run.git_commit = HKCHECK_GIT_COMMIT;
+  run.git_commit = git_commit();
   run.host = hostname();
   run.started_at = now_iso();
   run.command.assign(argv, argv + argc);
@@ -225,6 +226,10 @@ int main(int argc, char** argv) {
                "After the run, rerun the FAIL, CRASH and FLAKY cases (XFAIL ones too) under compute-sanitizer memcheck and "
                "racecheck and attach the reports; --sanitize=TOOL[,TOOL] (memcheck racecheck synccheck initcheck) runs every "
                "case under those tools, and a reported error fails a case that passed. CUDA only");
+  bool md_every_case = false;
+  app.add_flag("--md-every-case", md_every_case,
+               "List every case in test_results.md (by default it lists the cases that did not pass and stays under 60,000 "
+               "characters, to fit a pull-request comment)");
   app.add_flag("--no-repro", no_repro, "Write no repro folders for the cases that did not pass");
   app.add_option("--junit", junit_path, "Also write the results as JUnit XML to this file (for CI test reports)");
   app.add_flag("--version", version, "Print the version and exit");
@@ -260,7 +265,7 @@ int main(int argc, char** argv) {
   }
 
   if (version) {
-    fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, HKCHECK_GIT_COMMIT);
+    fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, git_commit());
     return kExitOk;
   }
   if (!diff_files.empty()) return diff_command(diff_files[0], diff_files[1]);
@@ -394,6 +399,7 @@ int main(int argc, char** argv) {
   RunInfo run = run_info(argc, argv, manifest_errors);
   run.seed = seed;
   run.seeds = seeds;
+  run.markdown_every_case = md_every_case;
   if (!resume_dir.empty()) run.resumed_from = journal_path;
 
   std::string why;
@@ -451,7 +457,7 @@ int main(int argc, char** argv) {
                                    {"schema", "hkcheck-journal"},
                                    {"schema_version", kJournalVersion},
                                    {"hkcheck_version", HKCHECK_VERSION},
-                                   {"git_commit", HKCHECK_GIT_COMMIT},
+                                   {"git_commit", git_commit()},
                                    {"started_at", run.started_at},
                                    {"seed", seed},
                                    {"seeds", seeds_text},

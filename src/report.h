@@ -25,6 +25,7 @@ struct RunInfo {
   std::string interrupted;         // "SIGINT" or "SIGTERM" when the run was stopped early
   std::string resumed_from;        // the journal a --resume run continued
   nlohmann::json sanitizer;        // what --sanitize found (tool path, or why it did not run)
+  bool markdown_every_case = false;  // --md-every-case: the markdown lists passing cases too
 };
 
 struct Counts {
@@ -37,6 +38,9 @@ std::string counts_line(const Counts& c);
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
 // The name a compile log goes by in the reports: "log-" and 8 hex digits of its hash.
 std::string compile_log_id(const std::string& log);
+// The markdown is for a pull-request comment: it stays under this many characters (GitHub's
+// limit is 65,536) unless every case was asked for, and says where the rest is.
+constexpr size_t kMarkdownBudget = 60000;
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results);
 
 // Writes both files into dir (created if needed), each atomically. Returns false with *err.

@@ -124,6 +124,82 @@ std::string seed_section(const std::vector<CaseResult>& results) {
   return md;
 }
 
+// One row per kernel: how many of its cases reached each verdict (only the verdicts this run has).
+std::string kernel_table(const std::vector<CaseResult>& results) {
+  std::vector<std::string> kernels;
+  std::map<std::string, std::map<Status, int>> counts;
+  std::map<Status, int> seen;
+  for (const CaseResult& r : results) {
+    if (!counts.count(r.kernel)) kernels.push_back(r.kernel);
+    ++counts[r.kernel][r.status];
+    ++seen[r.status];
+  }
+  std::string md = "\n## Kernels\n\n| Kernel | Cases |";
+  std::string rule = "| --- | --- |";
+  for (Status st : every_status())
+    if (seen.count(st)) md += fmt::format(" {} |", status_name(st)), rule += " --- |";
+  md += "\n" + rule + "\n";
+  for (const std::string& k : kernels) {
+    int total = 0;
+    for (const auto& [st, n] : counts[k]) total += n;
+    md += fmt::format("| {} | {} |", cell(k), total);
+    for (Status st : every_status())
+      if (seen.count(st)) md += counts[k].count(st) ? fmt::format(" {} |", counts[k][st]) : std::string(" |");
+    md += "\n";
+  }
+  return md;
+}
+
+std::string case_row(const CaseResult& r) {
+  return fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.kernel), cell(r.case_name), status_name(r.status), max_diff(r),
+                     cell(verdict_note(r)));
+}
+
+// Everything a reviewer needs about one case that did not pass.
+std::string case_details(const CaseResult& r) {
+  std::string sec;
+  sec += fmt::format("\n### {} / {} — {}{}\n\n", r.kernel, r.case_name, status_name(r.status),
+                     r.reason.empty() ? "" : " (" + r.reason + ")");
+  if (!r.params.empty()) {
+    std::string p;
+    for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + param_to_string(v);
+    sec += "- params: " + p + "\n";
+  }
+  if (!r.launch.is_null() && !r.launch.empty()) sec += "- launch: " + r.launch.dump() + "\n";
+  for (const auto& o : r.outputs) {
+    sec += fmt::format(
+        "- output `{}` ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
+        "tolerance ({:.4g}%), {} unwritten, {} NaN/Inf; tolerance atol {:g} rtol {:g} ulps {:g}\n",
+        o.name, o.dtype, index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
+        o.mismatches, o.numel, 100.0 * o.mismatch_fraction, o.unwritten, o.nonfinite, o.tolerance.atol, o.tolerance.rtol,
+        o.tolerance.ulps);
+    if (o.tolerance.max_mismatch_fraction > 0)
+      sec += fmt::format("  - allowance: up to {:g}% of elements outside tolerance{}\n", 100.0 * o.tolerance.max_mismatch_fraction,
+                        o.tolerance.hard_ulps > 0
+                            ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
+                            : std::string());
+    if (o.compare != "elementwise") sec += fmt::format("  - compared by rule '{}'\n", o.compare);
+    for (const CheckOutcome& c : o.checks) sec += fmt::format("  - {}: {}: {}\n", c.rule, c.summary, c.pass ? "ok" : "FAIL");
+    if (o.first_mismatch)
+      sec += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
+                        o.first_mismatch->got, o.first_mismatch->expected);
+    sec += slices_text(o);
+    if (o.window) sec += window_table(o);
+  }
+  if (!r.repro.empty()) sec += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
+  if (r.sanitizer.is_object()) sec += sanitizer_text(r.sanitizer);
+  if (!r.message.empty()) sec += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
+  if (!r.compile_log.empty()) sec += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
+  for (const auto& n : r.notes) sec += "- note: " + cell(n, 2000) + "\n";
+  return sec;
+}
+
+// A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device).
+bool worth_listing(const CaseResult& r) {
+  if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
+  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE");
+}
+
 }  // namespace
 
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
@@ -146,50 +222,40 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
     for (const auto& e : run.manifest_errors) md += "- " + cell(e, 1000) + "\n";
   }
   md += seed_section(results);
-  md += "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
-  for (const CaseResult& r : results)
-    md += fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.kernel), cell(r.case_name), status_name(r.status), max_diff(r),
-                      cell(verdict_note(r)));
-  bool header = false;
-  for (const CaseResult& r : results) {
-    if (r.status == Status::PASS || r.status == Status::NOT_RUN) continue;  // NOT_RUN: the table says it all
-    if (!header) md += "\n## Cases that did not pass\n";
-    header = true;
-    md += fmt::format("\n### {} / {} — {}{}\n\n", r.kernel, r.case_name, status_name(r.status),
-                      r.reason.empty() ? "" : " (" + r.reason + ")");
-    if (!r.params.empty()) {
-      std::string p;
-      for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + param_to_string(v);
-      md += "- params: " + p + "\n";
+  md += kernel_table(results);
+  // Every case on request; else the cases worth a reviewer's eye (half the budget at most).
+  const char* head = "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
+  if (run.markdown_every_case) {
+    md += std::string("\n## Every case\n") + head;
+    for (const CaseResult& r : results) md += case_row(r);
+  } else {
+    std::string rows;
+    size_t rows_left_out = 0;
+    for (const CaseResult& r : results) {
+      if (!worth_listing(r)) continue;
+      if (md.size() + rows.size() > kMarkdownBudget / 2) ++rows_left_out;
+      else rows += case_row(r);
     }
-    if (!r.launch.is_null() && !r.launch.empty()) md += "- launch: " + r.launch.dump() + "\n";
-    for (const auto& o : r.outputs) {
-      md += fmt::format(
-          "- output `{}` ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
-          "tolerance ({:.4g}%), {} unwritten, {} NaN/Inf; tolerance atol {:g} rtol {:g} ulps {:g}\n",
-          o.name, o.dtype, index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
-          o.mismatches, o.numel, 100.0 * o.mismatch_fraction, o.unwritten, o.nonfinite, o.tolerance.atol, o.tolerance.rtol,
-          o.tolerance.ulps);
-      if (o.tolerance.max_mismatch_fraction > 0)
-        md += fmt::format("  - allowance: up to {:g}% of elements outside tolerance{}\n", 100.0 * o.tolerance.max_mismatch_fraction,
-                          o.tolerance.hard_ulps > 0
-                              ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
-                              : std::string());
-      if (o.compare != "elementwise") md += fmt::format("  - compared by rule '{}'\n", o.compare);
-      for (const CheckOutcome& c : o.checks) md += fmt::format("  - {}: {}: {}\n", c.rule, c.summary, c.pass ? "ok" : "FAIL");
-      if (o.first_mismatch)
-        md += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
-                          o.first_mismatch->got, o.first_mismatch->expected);
-      md += slices_text(o);
-      if (o.window) md += window_table(o);
-    }
-    if (!r.repro.empty()) md += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
-    if (r.sanitizer.is_object()) md += sanitizer_text(r.sanitizer);
-    if (!r.message.empty()) md += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
-    if (!r.compile_log.empty()) md += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
-    for (const auto& n : r.notes) md += "- note: " + cell(n, 2000) + "\n";
+    if (rows_left_out) rows += fmt::format("\n{} more case(s) did not pass: see test_results.json.\n", rows_left_out);
+    if (!rows.empty()) md += std::string("\n## Cases that did not pass\n") + head + rows;
   }
-  md += compile_logs_section(results);
+  // Details until the budget is spent; the JSON has every case's.
+  size_t left_out = 0;
+  for (const CaseResult& r : results) {
+    if (!worth_listing(r)) continue;
+    const std::string sec = case_details(r);
+    if (!run.markdown_every_case && md.size() + sec.size() > kMarkdownBudget - 1500) {
+      ++left_out;
+      continue;
+    }
+    if (md.find("\n## Details\n") == std::string::npos) md += "\n## Details\n";
+    md += sec;
+  }
+  if (left_out)
+    md += fmt::format("\n{} more case(s) did not pass: their details are in test_results.json (kept out to fit a pull-request "
+                      "comment; --md-every-case writes them all).\n", left_out);
+  if (run.markdown_every_case || md.size() < kMarkdownBudget - 2000) md += compile_logs_section(results);
+  else md += "\nCompile logs: in test_results.json (`compile_logs`).\n";
   return md;
 }
 

@@ -86,6 +86,15 @@ void read_rule_fields(const json& j, OutputMetrics& m) {  // absent in older res
 
 const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
 
+const std::vector<Status>& every_status() {
+  static const std::vector<Status> all = [] {
+    std::vector<Status> v;
+    for (int i = 0; i < kStatusCount; ++i) v.push_back(static_cast<Status>(i));
+    return v;
+  }();
+  return all;
+}
+
 std::optional<Status> parse_status(const std::string& s) {
   for (int i = 0; i < kStatusCount; ++i)
     if (s == kStatusNames[i]) return static_cast<Status>(i);

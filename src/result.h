@@ -19,6 +19,8 @@ namespace hk {
 // LEAK: the verdict depends on what ran before: in a reused worker the case did not pass, alone
 // in a fresh worker it reached another verdict (CaseResult::leak says both, and what ran before).
 enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS, NOT_RUN, LEAK };
+// Every status, in the order of the enum: the columns of per-kernel summaries.
+const std::vector<Status>& every_status();
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
 bool status_ok(Status s);  // PASS, SKIP and XFAIL do not fail a run

@@ -78,15 +78,34 @@ TEST(Report, JsonIsVersionedAndRoundTrips) {
 }
 
 TEST(Report, MarkdownHasSummaryTableAndFailureSections) {
+  RunInfo every = sample_run();
+  every.markdown_every_case = true;
+  EXPECT_NE(results_markdown(every, sample_results()).find("| rmsnorm | M=7,N=4096 | PASS | 0.0625 | out 1 ulp |"), std::string::npos);
   const std::string md = results_markdown(sample_run(), sample_results());
   EXPECT_NE(md.find("4 cases: 1 PASS, 1 FAIL, 1 CRASH, 0 TIMEOUT, 1 SKIP"), std::string::npos);
+  EXPECT_NE(md.find("| Kernel | Cases | PASS | FAIL | CRASH | SKIP |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Kernel | Case | Status | Max diff | Notes |"), std::string::npos);
-  EXPECT_NE(md.find("| rmsnorm | M=7,N=4096 | PASS | 0.0625 | out 1 ulp |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| rmsnorm | M=7,N=4096 | PASS"), std::string::npos) << "passing cases are counted, not listed";
   EXPECT_NE(md.find("rope\\|neox"), std::string::npos);
   EXPECT_NE(md.find("HW_LIMIT: dynamic shared memory per block (bytes) requested 160000, limit 65536 (over by 94464)"), std::string::npos);
   EXPECT_NE(md.find("### bad / c — CRASH"), std::string::npos);
   EXPECT_NE(md.find("first mismatch at [1, 5]: got 3, expected 2"), std::string::npos);
   EXPECT_EQ(md.find("### rmsnorm"), std::string::npos);  // passing cases get no section
+}
+
+// A run of 3,000 failures still fits a pull-request comment, and says where the rest is.
+TEST(Report, MarkdownFitsACommentHoweverManyCasesFail) {
+  std::vector<CaseResult> many;
+  for (int i = 0; i < 3000; ++i) {
+    CaseResult r = sample_results()[1];
+    r.case_name = "case " + std::to_string(i);
+    r.message = std::string(300, 'x');
+    many.push_back(r);
+  }
+  const std::string md = results_markdown(sample_run(), many);
+  EXPECT_LT(md.size(), kMarkdownBudget);
+  EXPECT_NE(md.find("more case(s) did not pass: see test_results.json"), std::string::npos);
+  EXPECT_NE(md.find("their details are in test_results.json"), std::string::npos);
 }
 
 TEST(Report, WritingReplacesAtomically) {
