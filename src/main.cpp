@@ -13,7 +13,11 @@
 #include <thread>
 #include <unistd.h>
 
+#include "case_filter.h"
 #include "compile_only.h"
+#include "diff_command.h"
+#include "exit_codes.h"
+#include "run_environment.h"
 #include "compile_worker.h"
 #include "git_commit.h"
 #include "interrupt.h"
@@ -37,94 +41,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace hk;
-
-// 3: the run judged nothing (no case reached a verdict: all skipped, say for want of a GPU), or
-// --diff compared no case. CI must not read that as a pass.
-constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNothingChecked = 3;
-
-std::string self_exe(const char* argv0) {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(argv0) : p.string();
-}
-
-// manifests/ in the working directory, else beside the binary's source tree (build/hkcheck).
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/hkcheck";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/hkcheck";
-  return "";
-}
-
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-// Who ran what, when: the part of a report's run record every mode fills the same way.
-RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest_errors) {
-  RunInfo run;
-  run.hkcheck_version = HKCHECK_VERSION;
-  run.git_commit = git_commit();
-  run.host = hostname();
-  run.started_at = now_iso();
-  run.command.assign(argv, argv + argc);
-  run.manifest_errors = manifest_errors;
-  return run;
-}
-
-int diff_command(const std::string& a, const std::string& b) {
-  nlohmann::json ja, jb;
-  for (auto [given, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
-    // A results folder stands for the test_results.json in it.
-    const std::string file = fs::is_directory(*given) ? (fs::path(*given) / "test_results.json").string() : *given;
-    const std::string* path = &file;
-    try {
-      std::ifstream in(*path);
-      if (!in) throw std::runtime_error("no such file");
-      *doc = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "hkcheck: --diff: cannot read {}: {}\n", *path, e.what());
-      return kExitUsage;
-    }
-  }
-  ResultsDiff d;
-  try {
-    d = diff_results(ja, jb);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "hkcheck: --diff: {}\n", e.what());
-    return kExitUsage;
-  }
-  for (const auto& c : d.changed) fmt::print("changed  {:<28} {:<40} {} -> {}\n", c.kernel, c.case_name, c.before, c.after);
-  for (const auto& c : d.missing) fmt::print("not compared  {:<23} {:<40} {} | {}\n", c.kernel, c.case_name, c.before, c.after);
-  fmt::print("{} cases compared: {} changed verdict, {} not run in both\n", d.compared, d.changed.size(), d.missing.size());
-  if (!d.changed.empty()) return kExitFailed;
-  if (d.compared == 0) {
-    fmt::print(stderr, "hkcheck: --diff: the two runs have no case in common: nothing was compared\n");
-    return kExitNothingChecked;
-  }
-  return kExitOk;
-}
-
-// Workers per device: enough to keep the CPU-side work (inputs, references, comparisons) of
-// some cases going while another's kernel runs, and few enough that their device contexts, which
-// a GPU creates one at a time (~0.25 s each), do not hold up the start.
-int default_jobs(size_t devices) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::clamp(cores / (2 * static_cast<int>(devices)), std::min(cores, 2), 8);
-}
-
-// Threads each worker spreads the inputs, packing and comparison of a big case over. More than
-// cores / workers: while some workers wait on their GPU or have finished, the others get the
-// idle cores (the last big cases of a run would otherwise run on one core each).
-int worker_cpu_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / 2)); }
 
 // --resume: settings not given on the command line come from the journal's header; one given
 // that differs from it is refused, since the finished cases were run with the header's.
@@ -162,7 +78,17 @@ int main(int argc, char** argv) {
   int device = 0, protocol_fd = 3, repeat = 1, jobs = 0, cpu_threads = 1;
   std::vector<int> devices;
   std::string isolation = "worker";
-  app.add_option("kernels", patterns, "Kernel names or shell globs (e.g. rmsnorm 'activation*'); none means all");
+  app.add_option("kernels", patterns,
+                 "Kernel names or shell globs (e.g. rmsnorm 'activation*'), or kernel/case globs ('rmsnorm/*f16*'); none means all");
+  std::vector<std::string> case_patterns, excludes;
+  std::string last_failed;
+  bool exit_first = false;
+  app.add_option("-k", case_patterns,
+                 "Run only the cases whose id, kernel/case, matches: a glob when it has * ? or [, else a substring (repeat: any)");
+  app.add_option("--exclude", excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)");
+  app.add_option("--last-failed", last_failed,
+                 "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  app.add_flag("-x,--exitfirst", exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
   app.add_flag("--all", all, "Run every kernel in the manifests (the default when no name is given)");
   app.add_flag("--list", list, "List kernels and their cases without running anything");
   app.add_option("--out", out_dir, "Folder for test_results.json and .md (default: results/<device>)");
@@ -365,7 +291,22 @@ int main(int argc, char** argv) {
   if (!seeds.empty())
     for (KernelSpec& k : kernels) sweep_seeds(k, seeds);
 
-  const Selection sel = select_kernels(kernels, patterns);
+  // kernel/case patterns select their kernels and filter their cases, like -k.
+  std::vector<std::string> kernel_patterns, id_patterns;
+  for (const std::string& p : patterns) {
+    kernel_patterns.push_back(p.substr(0, p.find('/')));
+    if (p.find('/') != std::string::npos) id_patterns.push_back(p);
+  }
+  CaseFilter filter{id_patterns, case_patterns, excludes, std::nullopt};
+  try {
+    if (!last_failed.empty()) filter.only = ids_not_passed(last_failed);
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "hkcheck: --last-failed: {}\n", e.what());
+    return kExitUsage;
+  }
+  for (KernelSpec& k : kernels) filter_cases(k, filter);
+  Selection sel = select_kernels(kernels, kernel_patterns);
+  if (filter.active()) std::erase_if(sel.kernels, [](const KernelSpec* k) { return k->cases.empty(); });
   for (const auto& e : sel.errors) fmt::print(stderr, "hkcheck: {}\n", e);
   if (!sel.errors.empty()) return kExitUsage;
 
@@ -394,6 +335,7 @@ int main(int argc, char** argv) {
   ropt.isolation = isolation == "case" ? Isolation::case_alone : Isolation::worker;
   ropt.references = build_references(sel.kernels, reference_index, cache_dir, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   ropt.jobs = jobs;
+  ropt.exit_first = exit_first;
   ropt.devices = devices;
   Runner runner(ropt);
   RunInfo run = run_info(argc, argv, manifest_errors);
@@ -467,6 +409,7 @@ int main(int argc, char** argv) {
                                    {"devices", devices},
                                    {"isolation", isolation},
                                    {"kernels", patterns},
+                                   {"case_filter", {{"k", case_patterns}, {"exclude", excludes}, {"last_failed", last_failed}}},
                                    {"manifests", fs::absolute(manifest_dir).lexically_normal().string()},
                                    {"timeout", timeout},
                                    {"host_profile", host.profile},

@@ -154,7 +154,9 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   const auto units = kernel_units(tasks);
   std::atomic<size_t> next_unit{0};
   std::mutex sink;
+  std::atomic<bool> stop_after_failure{false};
   auto deliver = [&](size_t i, CaseResult r) {
+    if (opt_.exit_first && !status_ok(r.status) && r.status != Status::NOT_RUN) stop_after_failure = true;
     std::lock_guard<std::mutex> lock(sink);
     on_result(i, std::move(r));
   };
@@ -165,6 +167,12 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
         if (interrupt_signal()) {
           CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);
           r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+          deliver(i, std::move(r));
+          continue;
+        }
+        if (stop_after_failure) {
+          CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);
+          r.message = "not started: --exitfirst stopped the run after a case that did not pass";
           deliver(i, std::move(r));
           continue;
         }

@@ -1,0 +1,12 @@
+// hkcheck's exit codes, one table for every mode (README.md, "Exit codes").
+#pragma once
+
+namespace hk {
+
+// 0: every case that ran passed (skips and XFAIL allowed). 1: a case did not pass (--diff: a
+// case changed its verdict). 2: a usage or manifest error. 3: nothing was judged (no case
+// selected, every case skipped, say for want of a GPU; --diff: no case in common): CI must not
+// read that as a pass. An interrupted run exits 128 + the signal (130 SIGINT, 143 SIGTERM).
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNothingChecked = 3;
+
+}  // namespace hk
