@@ -1,5 +1,6 @@
 #include "diff_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -7,43 +8,70 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "file_util.h"
 #include "results_diff.h"
 
 namespace hk {
 
 namespace fs = std::filesystem;
 
-int diff_command(const std::string& a, const std::string& b) {
-  nlohmann::json ja, jb;
-  for (auto [given, doc] : {std::pair{&a, &ja}, std::pair{&b, &jb}}) {
+int diff_command(const DiffOptions& o) {
+  nlohmann::json docs[2];
+  for (int i = 0; i < 2; ++i) {
     // A results folder stands for the test_results.json in it.
-    const std::string file = fs::is_directory(*given) ? (fs::path(*given) / "test_results.json").string() : *given;
-    const std::string* path = &file;
+    const std::string& given = i == 0 ? o.a : o.b;
+    const std::string file = fs::is_directory(given) ? (fs::path(given) / "test_results.json").string() : given;
     try {
-      std::ifstream in(*path);
+      std::ifstream in(file);
       if (!in) throw std::runtime_error("no such file");
-      *doc = nlohmann::json::parse(in);
+      docs[i] = nlohmann::json::parse(in);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "hkcheck: --diff: cannot read {}: {}\n", *path, e.what());
+      fmt::print(stderr, "hkcheck diff: cannot read {}: {}\n", file, e.what());
       return kExitUsage;
     }
   }
   ResultsDiff d;
   try {
-    d = diff_results(ja, jb);
+    d = diff_results(docs[0], docs[1]);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hkcheck: --diff: {}\n", e.what());
+    fmt::print(stderr, "hkcheck diff: {}\n", e.what());
     return kExitUsage;
   }
-  for (const auto& c : d.changed) fmt::print("changed  {:<28} {:<40} {} -> {}\n", c.kernel, c.case_name, c.before, c.after);
-  for (const auto& c : d.missing) fmt::print("not compared  {:<23} {:<40} {} | {}\n", c.kernel, c.case_name, c.before, c.after);
-  fmt::print("{} cases compared: {} changed verdict, {} not run in both\n", d.compared, d.changed.size(), d.missing.size());
-  if (!d.changed.empty()) return kExitFailed;
+  const std::string md = diff_markdown(docs[0], docs[1], d);
+  fmt::print("{}", md);
+  std::string err;
+  if ((!o.md_path.empty() && !write_file_atomic(o.md_path, md, &err)) ||
+      (!o.json_path.empty() && !write_file_atomic(o.json_path, diff_json(docs[0], docs[1], d).dump(2) + "\n", &err))) {
+    fmt::print(stderr, "hkcheck diff: cannot write: {}\n", err);
+    return kExitUsage;
+  }
   if (d.compared == 0) {
-    fmt::print(stderr, "hkcheck: --diff: the two runs have no case in common: nothing was compared\n");
+    fmt::print(stderr, "hkcheck diff: the two runs have no case in common: nothing was compared\n");
     return kExitNothingChecked;
   }
-  return kExitOk;
+  const bool fail = o.fail_on == "change" ? !d.changed.empty() : o.fail_on == "regression" ? d.count(ChangeKind::regression) > 0 : false;
+  return fail ? kExitFailed : kExitOk;
+}
+
+int diff_main(int argc, char** argv) {
+  CLI::App app{"hkcheck diff A B: compares two runs (result folders or test_results.json files) case by case and prints a\n"
+               "markdown report: regressions, fixes, device differences, other changes, metric changes, cases run on one side\n"
+               "only. Exit code: 0 nothing to fail on, 1 --fail-on met, 2 usage error, 3 no case in common.",
+               "hkcheck diff"};
+  DiffOptions o;
+  app.add_option("a", o.a, "The first run (the baseline)")->required();
+  app.add_option("b", o.b, "The second run")->required();
+  app.add_option("--fail-on", o.fail_on, "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change), never")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"regression", "change", "never"}));
+  app.add_option("--md", o.md_path, "Also write the markdown report to this file (for a pull-request comment)");
+  app.add_option("--json", o.json_path, "Also write the diff as JSON to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  return diff_command(o);
 }
 
 }  // namespace hk

@@ -60,6 +60,8 @@ bool take_from_journal(const CLI::App& app, const std::string& option, const nlo
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Modes with their own command lines: hkcheck diff A B, hkcheck merge OUT DIR...
+  if (argc > 1 && std::string(argv[1]) == "diff") return diff_main(argc - 1, argv + 1);
   CLI::App app{"hkcheck: compiles GPU kernels at run time, runs the cases in worker processes, and compares the\n"
                "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY LEAK NOT_RUN,\n"
                "and XFAIL / XPASS for cases whose manifest declares the verdict they are known to reach.\n"
@@ -161,8 +163,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and exit");
   std::vector<std::string> diff_files;
   app.add_option("--diff", diff_files,
-                 "Compare the verdicts of two runs: --diff A/test_results.json B/test_results.json; exit 1 when a case "
-                 "run by both changed its verdict")
+                 "Compare two runs (folders or test_results.json), exit 1 when a case run by both changed its verdict; "
+                 "`hkcheck diff A B` has more (--fail-on, --md, --json)")
       ->expected(2);
   app.add_flag("--compile-only", compile_only,
                "Compile every selected kernel, in each configuration its cases produce, for each --arch, with no device; "
@@ -194,7 +196,7 @@ int main(int argc, char** argv) {
     fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, git_commit());
     return kExitOk;
   }
-  if (!diff_files.empty()) return diff_command(diff_files[0], diff_files[1]);
+  if (!diff_files.empty()) return diff_command(DiffOptions{diff_files[0], diff_files[1], "change", "", ""});
   if (worker) return run_worker(WorkerOptions{backend, device, protocol_fd, cache_dir, host, cpu_threads});
   if (compile_worker) return run_compile_worker(CompileWorkerOptions{backend, archs.empty() ? "" : archs.front(), protocol_fd, host});
   if (compile_only != !archs.empty()) {

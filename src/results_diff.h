@@ -8,18 +8,41 @@
 
 namespace hk {
 
+// What a change of verdict means, in the order a reviewer reads them.
+enum class ChangeKind {
+  regression,  // passed (PASS or XFAIL) in the first run, not in the second
+  fix,         // the other way
+  device,      // a hardware limit (SKIP HW_LIMIT / TOO_LARGE) on one side only: a fact of the devices
+  other,       // from one failure to another (FAIL to CRASH, ...)
+};
+const char* change_kind_name(ChangeKind k);
+
 struct VerdictChange {
   std::string kernel, case_name;
   std::string before, after;  // "PASS", "SKIP (HW_LIMIT)", ...; "absent" when the run lacks it
+  ChangeKind kind = ChangeKind::other;
+};
+
+// A number that moved beyond its threshold in a case whose verdict did not change.
+struct MetricChange {
+  std::string kernel, case_name, what;  // what: "out max ulps", "out rel L2", "kernel ms"
+  double before = 0, after = 0;
 };
 
 struct ResultsDiff {
-  std::vector<VerdictChange> changed;  // run in both, different verdicts
+  std::vector<VerdictChange> changed;  // run in both, different verdicts, regressions first
   std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER) in one
+  std::vector<MetricChange> metrics;
   int compared = 0;                    // cases run in both
+  size_t count(ChangeKind k) const;
 };
 
 // a and b are test_results.json documents. Throws std::runtime_error on a malformed document.
 ResultsDiff diff_results(const nlohmann::json& a, const nlohmann::json& b);
+
+// The diff for a pull-request comment: both runs named, then regressions, fixes, device
+// differences, other changes, metric changes and the cases run on one side only, per kernel.
+std::string diff_markdown(const nlohmann::json& a, const nlohmann::json& b, const ResultsDiff& d);
+nlohmann::json diff_json(const nlohmann::json& a, const nlohmann::json& b, const ResultsDiff& d);
 
 }  // namespace hk

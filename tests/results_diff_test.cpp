@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace hk {
 namespace {
 
@@ -46,6 +48,59 @@ TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
   ASSERT_EQ(d.changed.size(), 1u);
   EXPECT_EQ(d.changed[0].before, "XFAIL [CRASH]");
   EXPECT_TRUE(diff_results(run_of({crash}), run_of({crash})).changed.empty());
+}
+
+json fixture(const std::string& name) {
+  std::ifstream in(std::string(REPO_DIR) + "/tests/fixtures/diff/" + name);
+  return json::parse(in);
+}
+
+const VerdictChange* change_of(const ResultsDiff& d, const std::string& name) {
+  for (const VerdictChange& c : d.changed)
+    if (c.case_name == name) return &c;
+  return nullptr;
+}
+
+// An NVIDIA and an AMD run with every kind of change, read in both directions.
+TEST(ResultsDiff, EveryKindOfChangeBetweenVendorsInBothDirections) {
+  const json nv = fixture("h100.json"), amd = fixture("mi325x.json");
+  const ResultsDiff d = diff_results(nv, amd);
+  EXPECT_EQ(d.compared, 8);
+  EXPECT_EQ(change_of(d, "regressed")->kind, ChangeKind::regression);
+  EXPECT_EQ(change_of(d, "xfail")->kind, ChangeKind::regression);  // XFAIL [CRASH] to FAIL: no longer as declared
+  EXPECT_EQ(change_of(d, "fixed")->kind, ChangeKind::fix);
+  EXPECT_EQ(change_of(d, "hw_a")->kind, ChangeKind::device);
+  EXPECT_EQ(change_of(d, "hw_b")->kind, ChangeKind::device);
+  EXPECT_EQ(change_of(d, "other")->kind, ChangeKind::other);
+  EXPECT_EQ(change_of(d, "same"), nullptr);
+  EXPECT_EQ(d.changed.front().kind, ChangeKind::regression) << "regressions come first";
+  ASSERT_EQ(d.metrics.size(), 1u) << "ulps moved; kernel times of two kinds of device are not compared";
+  EXPECT_EQ(d.metrics[0].what, "out max ulps");
+  EXPECT_EQ(d.missing.size(), 3u);  // only_a, only_b, and tier (not run in A)
+
+  const ResultsDiff back = diff_results(amd, nv);
+  EXPECT_EQ(change_of(back, "regressed")->kind, ChangeKind::fix);
+  EXPECT_EQ(change_of(back, "fixed")->kind, ChangeKind::regression);
+  EXPECT_EQ(change_of(back, "hw_a")->kind, ChangeKind::device);
+  EXPECT_EQ(change_of(back, "xfail")->kind, ChangeKind::fix);  // FAIL to XFAIL [CRASH]: as declared again
+  EXPECT_EQ(back.count(ChangeKind::regression), 1u);
+
+  const std::string md = diff_markdown(nv, amd, d);
+  for (const char* s : {"| A | NVIDIA H100 80GB HBM3 | sm_90 | cuda |", "| B | AMD Instinct MI325X | gfx942 | hip |", "## regression (2)",
+                        "## fix (1)", "## device difference (2)", "## other change (1)", "| silu | ulps | out max ulps | 1 | 8 |",
+                        "| gemm | 1 not run in both, 1 only in A, 1 only in B |"})
+    EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
+  const json j = diff_json(nv, amd, d);
+  EXPECT_EQ(j["regressions"], 2);
+  EXPECT_EQ(j["a"]["arch"], "sm_90");
+}
+
+TEST(ResultsDiff, KernelTimesAreComparedOnTheSameDevice) {
+  json a = fixture("h100.json"), b = a;
+  for (json& c : b["cases"]) c["timings_ms"]["kernel"] = 1.0;
+  const ResultsDiff d = diff_results(a, b);
+  EXPECT_FALSE(d.metrics.empty());
+  EXPECT_EQ(d.metrics[0].what, "kernel ms");
 }
 
 TEST(ResultsDiff, NotAResultsDocumentIsAnError) { EXPECT_THROW(diff_results(json::object(), run_of({})), std::runtime_error); }

@@ -1,0 +1,90 @@
+// The two forms of a diff (results_diff.h): markdown for a pull-request comment, JSON for tools.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "results_diff.h"
+
+namespace hk {
+
+namespace {
+
+using nlohmann::json;
+
+std::string text(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
+
+// device, arch, backend, driver, hkcheck commit, seed(s), options: enough to tell two runs apart.
+json run_header(const json& doc) {
+  const json run = doc.value("run", json::object());
+  const json dev = run.value("device", json::object());
+  const json seeds = run.value("seeds", json::array());
+  return {{"device", dev.is_object() ? text(dev, "name") : "no device"},
+          {"arch", dev.is_object() ? text(dev, "arch") : ""},
+          {"backend", text(run, "backend")},
+          {"driver", dev.is_object() ? text(dev, "driver_version") + (text(dev, "runtime_version").empty() ? "" : ", " + text(dev, "runtime_version")) : ""},
+          {"hkcheck", text(run, "hkcheck_version") + " (" + text(run, "git_commit") + ")"},
+          {"seed", seeds.empty() ? run.value("seed", json(0)).dump() : seeds.dump()},
+          {"command", run.value("command", json::array())}};
+}
+
+std::string header_line(const char* which, const json& h) {
+  std::string cmd;
+  for (const json& a : h["command"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | `{}` |\n", which, h["device"].get<std::string>(), h["arch"].get<std::string>(),
+                     h["backend"].get<std::string>(), h["driver"].get<std::string>(), h["hkcheck"].get<std::string>(),
+                     h["seed"].get<std::string>(), cmd);
+}
+
+}  // namespace
+
+std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
+  std::string md = "# hkcheck diff\n\n| run | device | arch | backend | driver | hkcheck | seed | command |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  md += header_line("A", run_header(a)) + header_line("B", run_header(b));
+  md += fmt::format("\n**{} cases compared: {} regression(s), {} fix(es), {} device difference(s), {} other change(s), {} metric "
+                    "change(s); {} case(s) not run in both.**\n",
+                    d.compared, d.count(ChangeKind::regression), d.count(ChangeKind::fix), d.count(ChangeKind::device),
+                    d.count(ChangeKind::other), d.metrics.size(), d.missing.size());
+  for (ChangeKind k : {ChangeKind::regression, ChangeKind::fix, ChangeKind::device, ChangeKind::other}) {
+    if (!d.count(k)) continue;
+    md += fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), d.count(k));
+    for (const VerdictChange& c : d.changed)
+      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", c.kernel, c.case_name, c.before, c.after);
+  }
+  if (!d.metrics.empty()) {
+    md += "\n## Metric changes\n\n| Kernel | Case | What | A | B |\n| --- | --- | --- | --- | --- |\n";
+    constexpr size_t kShown = 100;  // a comment has room for the first ones; --json has all
+    for (size_t i = 0; i < std::min(kShown, d.metrics.size()); ++i) {
+      const MetricChange& m = d.metrics[i];
+      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", m.kernel, m.case_name, m.what, m.before, m.after);
+    }
+    if (d.metrics.size() > kShown) md += fmt::format("\n{} more metric change(s): see --json.\n", d.metrics.size() - kShown);
+  }
+  if (!d.missing.empty()) {
+    // Per kernel: a one-kernel run against --all would otherwise list hundreds of lines.
+    std::map<std::string, std::map<std::string, int>> per_kernel;
+    for (const VerdictChange& m : d.missing)
+      ++per_kernel[m.kernel][m.before == "absent" ? "only in B" : m.after == "absent" ? "only in A" : "not run in both"];
+    md += "\n## Not run in both\n\n| Kernel | Cases |\n| --- | --- |\n";
+    for (const auto& [k, counts] : per_kernel) {
+      std::string s;
+      for (const auto& [what, n] : counts) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
+      md += fmt::format("| {} | {} |\n", k, s);
+    }
+  }
+  return md;
+}
+
+json diff_json(const json& a, const json& b, const ResultsDiff& d) {
+  json changed = json::array(), metrics = json::array(), missing = json::array();
+  for (const VerdictChange& c : d.changed)
+    changed.push_back({{"kernel", c.kernel}, {"case", c.case_name}, {"a", c.before}, {"b", c.after}, {"kind", change_kind_name(c.kind)}});
+  for (const MetricChange& m : d.metrics)
+    metrics.push_back({{"kernel", m.kernel}, {"case", m.case_name}, {"what", m.what}, {"a", m.before}, {"b", m.after}});
+  for (const VerdictChange& m : d.missing) missing.push_back({{"kernel", m.kernel}, {"case", m.case_name}, {"a", m.before}, {"b", m.after}});
+  return {{"schema", "hkcheck-diff"}, {"schema_version", 1}, {"a", run_header(a)}, {"b", run_header(b)}, {"compared", d.compared},
+          {"regressions", d.count(ChangeKind::regression)}, {"changed", changed}, {"metrics", metrics}, {"not_run_in_both", missing}};
+}
+
+}  // namespace hk
