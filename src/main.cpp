@@ -15,6 +15,8 @@
 
 #include "case_filter.h"
 #include "compile_only.h"
+#include "merge_command.h"
+#include "shard.h"
 #include "diff_command.h"
 #include "exit_codes.h"
 #include "run_environment.h"
@@ -62,6 +64,7 @@ bool take_from_journal(const CLI::App& app, const std::string& option, const nlo
 int main(int argc, char** argv) {
   // Modes with their own command lines: hkcheck diff A B, hkcheck merge OUT DIR...
   if (argc > 1 && std::string(argv[1]) == "diff") return diff_main(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
   CLI::App app{"hkcheck: compiles GPU kernels at run time, runs the cases in worker processes, and compares the\n"
                "outputs with CPU references. Verdicts: PASS FAIL CRASH TIMEOUT SKIP COMPILE_ERROR ERROR FLAKY LEAK NOT_RUN,\n"
                "and XFAIL / XPASS for cases whose manifest declares the verdict they are known to reach.\n"
@@ -90,6 +93,10 @@ int main(int argc, char** argv) {
   app.add_option("--exclude", excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)");
   app.add_option("--last-failed", last_failed,
                  "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  std::string shard_text, shard_durations;
+  app.add_option("--shard", shard_text,
+                 "Run part K of N of the selected cases (e.g. 2/4), balanced by cost; `hkcheck merge OUT DIR...` joins the parts");
+  app.add_option("--shard-durations", shard_durations, "Balance --shard by the case times of an earlier run (its folder or results file)");
   app.add_flag("-x,--exitfirst", exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
   app.add_flag("--all", all, "Run every kernel in the manifests (the default when no name is given)");
   app.add_flag("--list", list, "List kernels and their cases without running anything");
@@ -308,6 +315,17 @@ int main(int argc, char** argv) {
   }
   for (KernelSpec& k : kernels) filter_cases(k, filter);
   Selection sel = select_kernels(kernels, kernel_patterns);
+  if (!shard_text.empty()) {
+    try {
+      const ShardSpec shard = parse_shard(shard_text);
+      const auto durations = shard_durations.empty() ? std::map<std::string, double>{} : recorded_durations(shard_durations);
+      filter.only = shard_ids(sel.kernels, shard, durations);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hkcheck: --shard: {}\n", e.what());
+      return kExitUsage;
+    }
+    for (KernelSpec& k : kernels) filter_cases(k, CaseFilter{{}, {}, {}, filter.only});
+  }
   if (filter.active()) std::erase_if(sel.kernels, [](const KernelSpec* k) { return k->cases.empty(); });
   for (const auto& e : sel.errors) fmt::print(stderr, "hkcheck: {}\n", e);
   if (!sel.errors.empty()) return kExitUsage;

@@ -1,0 +1,103 @@
+#include "shard.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "case_filter.h"
+#include "case_plan.h"
+
+namespace hk {
+
+namespace {
+
+size_t parse_count(const std::string& text, const std::string& whole) {
+  size_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(fmt::format("'{}' is not K/N (e.g. 2/4)", whole));
+  return v;
+}
+
+// The elements a case's tensors hold, plus a fixed part for what every case costs (a launch, a
+// comparison, a reference call); a case that cannot be planned costs the fixed part.
+double estimated_cost(const KernelSpec& k, const CaseSpec& c) {
+  constexpr double kPerCase = 1e5;
+  try {
+    const CasePlan p = plan_case(k, c);
+    double elements = 0;
+    for (const TensorPlan& t : p.tensors) elements += static_cast<double>(t.numel);
+    return kPerCase + elements;
+  } catch (const std::exception&) {
+    return kPerCase;
+  }
+}
+
+}  // namespace
+
+ShardSpec parse_shard(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw std::invalid_argument(fmt::format("'{}' is not K/N (e.g. 2/4)", text));
+  const size_t k = parse_count(text.substr(0, slash), text), n = parse_count(text.substr(slash + 1), text);
+  if (n < 1 || n > 1000 || k < 1 || k > n)
+    throw std::invalid_argument(fmt::format("'{}': K must be 1 to N, and N 1 to 1000", text));
+  return ShardSpec{k - 1, n};
+}
+
+std::map<std::string, double> recorded_durations(const std::string& results) {
+  namespace fs = std::filesystem;
+  const std::string file = fs::is_directory(results) ? (fs::path(results) / "test_results.json").string() : results;
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file + ": cannot be read");
+  std::map<std::string, double> ms;
+  try {
+    for (const nlohmann::json& c : nlohmann::json::parse(in).at("cases"))
+      ms[case_id(c.at("kernel"), c.at("case"))] = c.value("timings_ms", nlohmann::json::object()).value("wall", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(file + ": not a results file: " + e.what());
+  }
+  return ms;
+}
+
+std::set<std::string> shard_ids(const std::vector<const KernelSpec*>& kernels, const ShardSpec& s,
+                                const std::map<std::string, double>& durations) {
+  struct Item {
+    std::string id;
+    double cost;
+  };
+  std::vector<Item> items;
+  for (const KernelSpec* k : kernels)
+    for (const CaseSpec& c : k->cases) {
+      const std::string id = case_id(k->name, c.name);
+      const auto it = durations.find(id);
+      // Recorded times and estimates are not on one scale: with durations, a case missing from
+      // them costs the median of the recorded ones.
+      items.push_back({id, durations.empty() ? estimated_cost(*k, c) : it != durations.end() ? it->second : -1});
+    }
+  if (!durations.empty()) {
+    std::vector<double> known;
+    for (const Item& i : items)
+      if (i.cost >= 0) known.push_back(i.cost);
+    std::sort(known.begin(), known.end());
+    const double median = known.empty() ? 1 : known[known.size() / 2];
+    for (Item& i : items)
+      if (i.cost < 0) i.cost = median;
+  }
+  // Longest first, each to the lightest shard so far (ties: the lower index): deterministic.
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.cost != b.cost ? a.cost > b.cost : a.id < b.id; });
+  std::vector<double> load(s.count, 0);
+  std::set<std::string> mine;
+  for (const Item& i : items) {
+    const size_t to = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[to] += i.cost;
+    if (to == s.index) mine.insert(i.id);
+  }
+  return mine;
+}
+
+}  // namespace hk
