@@ -1,8 +1,22 @@
 #include "backend.h"
 
+#include <chrono>
+
 #include "prelude_sources.h"
 
 namespace hk {
+
+std::vector<double> Backend::time_launches(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
+                                           int64_t shared_bytes, void** args, int launches) {
+  std::vector<double> ms;
+  for (int i = 0; i < launches; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    launch(k, grid, block, shared_bytes, args);
+    synchronize();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return ms;
+}
 
 #ifdef HKCHECK_WITH_CUDA
 std::unique_ptr<Backend> open_cuda_backend(int device);

@@ -97,6 +97,12 @@ class Backend {
   virtual void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
                       int64_t shared_bytes, void** args) = 0;
   virtual void synchronize() = 0;
+
+  // Launches the kernel `launches` times on the same arguments and returns each launch's time in
+  // ms: between two device events around it where the backend has them, else (the host
+  // backend) a steady clock around the launch and synchronize.
+  virtual std::vector<double> time_launches(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
+                                            int64_t shared_bytes, void** args, int launches);
 };
 
 // Settings of the host (CPU) backend.

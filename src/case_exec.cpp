@@ -18,6 +18,7 @@
 #include "case_job.h"
 #include "code_object_resources.h"
 #include "compile_attribution.h"
+#include "kernel_timing.h"
 #include "output_check.h"
 #include "file_util.h"
 #include "fnv1a.h"
@@ -506,6 +507,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
     else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
+    // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
+    if (r.status == Status::PASS && job.time_launches > 0) r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);
     if (!pass && !job.repro_dir.empty()) {
       try {
         for (size_t i = 0; i < plan.tensors.size(); ++i)

@@ -27,6 +27,7 @@ struct CaseJob {
   std::string stream_name;  // the case name the streams derive from (CaseSpec::stream_name)
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
+  int time_launches = 0;  // --time: launches timed after a pass (0: none)
 };
 
 // The options a kernel is compiled with after the backend's own: its defines, its own folder

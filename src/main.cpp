@@ -93,6 +93,11 @@ int main(int argc, char** argv) {
   app.add_option("--exclude", excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)");
   app.add_option("--last-failed", last_failed,
                  "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  int time_launches = 0;
+  app.add_flag("--time{20}", time_launches,
+               "Time each passing case: device events around --time=N launches (20 without N) after two warm-up ones; "
+               "results get the median, min, max and the GB/s of the bytes its tensors move")
+      ->check(CLI::Range(1, 10000));
   std::string shard_text, shard_durations;
   app.add_option("--shard", shard_text,
                  "Run part K of N of the selected cases (e.g. 2/4), balanced by cost; `hkcheck merge OUT DIR...` joins the parts");
@@ -356,6 +361,7 @@ int main(int argc, char** argv) {
   ropt.references = build_references(sel.kernels, reference_index, cache_dir, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   ropt.jobs = jobs;
   ropt.exit_first = exit_first;
+  ropt.time_launches = time_launches;
   ropt.devices = devices;
   Runner runner(ropt);
   RunInfo run = run_info(argc, argv, manifest_errors);

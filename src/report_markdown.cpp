@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <map>
 
 #include "report.h"
@@ -194,6 +195,27 @@ std::string case_details(const CaseResult& r) {
   return sec;
 }
 
+// --time: the slowest timed cases (a comment has room for those; the JSON has every one).
+std::string timing_section(const std::vector<CaseResult>& results) {
+  std::vector<const CaseResult*> timed;
+  for (const CaseResult& r : results)
+    if (r.timing.is_object()) timed.push_back(&r);
+  if (timed.empty()) return "";
+  std::stable_sort(timed.begin(), timed.end(), [](const CaseResult* a, const CaseResult* b) {
+    return a->timing.value("median_ms", 0.0) > b->timing.value("median_ms", 0.0);
+  });
+  constexpr size_t kShown = 40;
+  std::string md = fmt::format("\n## Kernel times\n\n{} case(s) timed, {} launches each after two warm-up ones (device events on a GPU, a steady clock on the host); the slowest:\n\n"
+                               "| Kernel | Case | Median ms | Min ms | GB/s |\n| --- | --- | --- | --- | --- |\n",
+                               timed.size(), timed.front()->timing.value("launches", 0));
+  for (size_t i = 0; i < std::min(kShown, timed.size()); ++i) {
+    const nlohmann::json& t = timed[i]->timing;
+    md += fmt::format("| {} | {} | {:.4g} | {:.4g} | {:.4g} |\n", cell(timed[i]->kernel), cell(timed[i]->case_name), t.value("median_ms", 0.0),
+                      t.value("min_ms", 0.0), t.value("gb_per_s", 0.0));
+  }
+  return md;
+}
+
 // A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device).
 bool worth_listing(const CaseResult& r) {
   if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
@@ -223,6 +245,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   }
   md += seed_section(results);
   md += kernel_table(results);
+  md += timing_section(results);
   // Every case on request; else the cases worth a reviewer's eye (half the budget at most).
   const char* head = "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
   if (run.markdown_every_case) {

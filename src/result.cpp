@@ -194,6 +194,7 @@ void to_json(json& j, const CaseResult& r) {
        {"sanitizer", r.sanitizer}};
   if (!r.compile_log.empty()) j["compile_log"] = r.compile_log;
   if (!r.resources.is_null()) j["resources"] = r.resources;
+  if (!r.timing.is_null()) j["timing"] = r.timing;
   if (r.seed) j["seed"] = *r.seed, j["swept_from"] = r.swept_from;
   j["launches"] = r.launches;
   j["guards"] = json::array();
@@ -231,6 +232,7 @@ void from_json(const json& j, CaseResult& r) {
   r.message = j.value("message", "");
   r.compile_log = j.value("compile_log", "");
   r.resources = j.value("resources", nlohmann::json());
+  r.timing = j.value("timing", nlohmann::json());
   if (j.contains("seed")) r.seed = j["seed"].get<uint64_t>(), r.swept_from = j.value("swept_from", r.case_name);
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());

@@ -98,6 +98,8 @@ struct CaseResult {
   std::optional<LeakFinding> leak;  // set for LEAK, and for a failure confirmed alone (leak->alone == in_worker)
   Placement placement;
   nlohmann::json resources;  // what the compiled kernel needs (code_object_resources.h), or null
+  // --time: {launches, median_ms, min_ms, bytes, gb_per_s} of a passing case, or null.
+  nlohmann::json timing;
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

@@ -71,7 +71,10 @@ void compare_metrics(const std::string& kernel, const std::string& name, const j
     const double la = number_at(oa[i], "rel_l2"), lb = number_at(ob[i], "rel_l2");
     if (la >= 0 && lb >= 0 && std::max(la, lb) > 1e-6 && (lb > 2 * la || la > 2 * lb)) out.push_back({kernel, name, o + " rel L2", la, lb});
   }
-  const double ta = number_at(a.value("timings_ms", json::object()), "kernel"), tb = number_at(b.value("timings_ms", json::object()), "kernel");
+  // --time's median when both runs have it; else the one launch every case times.
+  const bool timed = a.contains("timing") && a["timing"].is_object() && b.contains("timing") && b["timing"].is_object();
+  const double ta = timed ? number_at(a["timing"], "median_ms") : number_at(a.value("timings_ms", json::object()), "kernel");
+  const double tb = timed ? number_at(b["timing"], "median_ms") : number_at(b.value("timings_ms", json::object()), "kernel");
   if (same_device && ta > 0.02 && tb > 0.02 && (tb > 1.5 * ta || ta > 1.5 * tb)) out.push_back({kernel, name, "kernel ms", ta, tb});
 }
 

@@ -106,6 +106,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   CaseJob job;
   try {
     job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
+    job.time_launches = opt_.time_launches;
     const auto ref = opt_.references.find(k.reference);
     if (ref == opt_.references.end()) job.reference_error = "reference '" + k.reference + "' was not gathered for this run";
     else if (!ref->second.ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->second.log;

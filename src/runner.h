@@ -40,6 +40,7 @@ struct RunOptions {
   int jobs = 1;                  // workers per device at once
   std::vector<int> devices;      // device indices run_all spreads the cases over; empty: {device}
   bool exit_first = false;       // run_all starts no case after one that did not pass (-x)
+  int time_launches = 0;         // --time: launches timed after each passing case
   // Reference name -> its library, or why it has none (main builds them before the run).
   std::map<std::string, ReferenceLibrary> references;
 };

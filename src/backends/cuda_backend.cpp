@@ -113,6 +113,30 @@ class CudaBackend final : public Backend {
   }
   void synchronize() override { check(cuCtxSynchronize_(), "cuCtxSynchronize"); }
 
+  std::vector<double> time_launches(Kernel k, const std::array<int64_t, 3>& g, const std::array<int64_t, 3>& b, int64_t shared,
+                                    void** args, int launches) override {
+    struct Event {  // destroyed however the timing ends
+      CudaBackend* be;
+      CUevent e = nullptr;
+      ~Event() {
+        if (e) (void)be->cuEventDestroy_(e);
+      }
+    } start{this}, stop{this};
+    check(cuEventCreate_(&start.e, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(cuEventCreate_(&stop.e, CU_EVENT_DEFAULT), "cuEventCreate");
+    std::vector<double> ms;
+    for (int i = 0; i < launches; ++i) {
+      check(cuEventRecord_(start.e, nullptr), "cuEventRecord");
+      launch(k, g, b, shared, args);
+      check(cuEventRecord_(stop.e, nullptr), "cuEventRecord");
+      check(cuEventSynchronize_(stop.e), "cuEventSynchronize");
+      float t = 0;
+      check(cuEventElapsedTime_(&t, start.e, stop.e), "cuEventElapsedTime");
+      ms.push_back(t);
+    }
+    return ms;
+  }
+
  private:
   std::string error_text(CUresult r) const {
     const char* name = nullptr;
@@ -150,6 +174,13 @@ class CudaBackend final : public Backend {
     cuMemcpyHtoD_ = cuda_->get<decltype(cuMemcpyHtoD_)>("cuMemcpyHtoD_v2");
     cuMemcpyDtoH_ = cuda_->get<decltype(cuMemcpyDtoH_)>("cuMemcpyDtoH_v2");
     cuLaunchKernel_ = cuda_->get<decltype(cuLaunchKernel_)>("cuLaunchKernel");
+    cuEventCreate_ = cuda_->get<decltype(cuEventCreate_)>("cuEventCreate");
+    cuEventDestroy_ = cuda_->get<decltype(cuEventDestroy_)>("cuEventDestroy_v2");
+    cuEventRecord_ = cuda_->get<decltype(cuEventRecord_)>("cuEventRecord");
+    cuEventSynchronize_ = cuda_->get<decltype(cuEventSynchronize_)>("cuEventSynchronize");
+    // CUDA 12.8 added _v2 (cuda.h 13 maps the name to it); older drivers have only the first.
+    if (void* v2 = cuda_->try_symbol("cuEventElapsedTime_v2")) cuEventElapsedTime_ = reinterpret_cast<decltype(cuEventElapsedTime_)>(v2);
+    else cuEventElapsedTime_ = cuda_->get<decltype(cuEventElapsedTime_)>("cuEventElapsedTime");
   }
 
   void read_info() {
@@ -202,6 +233,11 @@ class CudaBackend final : public Backend {
   CUresult (*cuDevicePrimaryCtxRelease_)(CUdevice) = nullptr;
   CUresult (*cuCtxSetCurrent_)(CUcontext) = nullptr;
   CUresult (*cuCtxSynchronize_)() = nullptr;
+  CUresult (*cuEventCreate_)(CUevent*, unsigned) = nullptr;
+  CUresult (*cuEventDestroy_)(CUevent) = nullptr;
+  CUresult (*cuEventRecord_)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize_)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime_)(float*, CUevent, CUevent) = nullptr;
   CUresult (*cuModuleLoadData_)(CUmodule*, const void*) = nullptr;
   CUresult (*cuModuleUnload_)(CUmodule) = nullptr;
   CUresult (*cuModuleGetFunction_)(CUfunction*, CUmodule, const char*) = nullptr;

@@ -138,6 +138,11 @@ class HipBackend final : public Backend {
     bind(*hip_, hipMemcpyHtoD_, "hipMemcpyHtoD");
     bind(*hip_, hipMemcpyDtoH_, "hipMemcpyDtoH");
     bind(*hip_, hipModuleLaunchKernel_, "hipModuleLaunchKernel");
+    bind(*hip_, hipEventCreate_, "hipEventCreate");
+    bind(*hip_, hipEventDestroy_, "hipEventDestroy");
+    bind(*hip_, hipEventRecord_, "hipEventRecord");
+    bind(*hip_, hipEventSynchronize_, "hipEventSynchronize");
+    bind(*hip_, hipEventElapsedTime_, "hipEventElapsedTime");
     bind(*hip_, hipDeviceSynchronize_, "hipDeviceSynchronize");
   }
 
@@ -218,6 +223,11 @@ class HipBackend final : public Backend {
   hipError_t (*hipModuleLaunchKernel_)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                        hipStream_t, void**, void**) = nullptr;
   hipError_t (*hipDeviceSynchronize_)() = nullptr;
+  hipError_t (*hipEventCreate_)(hipEvent_t*) = nullptr;
+  hipError_t (*hipEventDestroy_)(hipEvent_t) = nullptr;
+  hipError_t (*hipEventRecord_)(hipEvent_t, hipStream_t) = nullptr;
+  hipError_t (*hipEventSynchronize_)(hipEvent_t) = nullptr;
+  hipError_t (*hipEventElapsedTime_)(float*, hipEvent_t, hipEvent_t) = nullptr;
 
 };
 
