@@ -3,6 +3,7 @@
 # results/<gpu>/ come from one known command. Each stage writes its logs and results into OUTDIR.
 #   bench/gpu_run.sh OUTDIR build checks     # build, unit tests, --all and the known-bad corpus
 #   bench/gpu_run.sh OUTDIR seeds            # every manifest with seeds 0..2, and a seed-dependent bug
+#   bench/gpu_run.sh OUTDIR ci               # docs/ci.md on this GPU: seed diff, broken-kernel diff, shards, --time
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project from its folder
 set -uo pipefail
@@ -39,6 +40,31 @@ for stage in "$@"; do
       tail -2 "$out/seeds.log"
       build-gpu/hkcheck --manifests tests/fixtures/seed_sweep --seeds 0..9 --out "$out/seed_sweep" --no-repro --cache-dir "$cache" >"$out/seed_sweep.log" 2>&1
       tail -2 "$out/seed_sweep.log"; grep -A4 "Fails for some" "$out/seed_sweep/test_results.md"
+      ;;
+    ci)
+      # What docs/ci.md promises, on this GPU: two seeds diffed (no regression), a broken
+      # kernel diffed against the good run (the regression named, exit 1), two shards merged
+      # equal to the full run, and a --time run. Needs the checks stage's $out/all.
+      rm -rf "$out/seed7" "$out/broken" "$out/shard1" "$out/shard2" "$out/merged" "$out/timed" "$out/broken_project"
+      build-gpu/hkcheck --all --seed 7 --out "$out/seed7" --no-repro --cache-dir "$cache" >"$out/seed7.log" 2>&1
+      build-gpu/hkcheck diff "$out/all" "$out/seed7" --md "$out/diff_seeds.md" --json "$out/diff_seeds.json" >/dev/null
+      echo "diff of seeds 0 and 7: exit $?"; sed -n 7p "$out/diff_seeds.md"
+      # rmsnorm with its eps ignored: wrong only where mean(x^2) is small, as a real slip would be.
+      mkdir -p "$out/broken_project" && cp -r manifests kernels references "$out/broken_project/"
+      sed -i 's|rsqrtf(ss / (float)D + eps)|rsqrtf(ss / (float)D + eps * 1e6f)|' "$out/broken_project/kernels/norm/rmsnorm.cu"
+      build-gpu/hkcheck --root "$out/broken_project" rmsnorm --out "$out/broken" --no-repro --cache-dir "$cache" >"$out/broken.log" 2>&1
+      echo "broken rmsnorm run: exit $?"
+      build-gpu/hkcheck diff "$out/all" "$out/broken" --md "$out/diff_broken.md" --json "$out/diff_broken.json" >/dev/null
+      echo "diff good vs broken: exit $?"; sed -n 7,14p "$out/diff_broken.md"
+      for k in 1 2; do
+        build-gpu/hkcheck --all --shard $k/2 --shard-durations "$out/all" --out "$out/shard$k" --no-repro --cache-dir "$cache" >"$out/shard$k.log" 2>&1
+        tail -2 "$out/shard$k.log" | head -1
+      done
+      build-gpu/hkcheck merge "$out/merged" "$out/shard1" "$out/shard2"
+      build-gpu/hkcheck diff "$out/all" "$out/merged" --fail-on change --md "$out/diff_merged.md" >/dev/null
+      echo "diff full vs merged shards: exit $?"; sed -n 7p "$out/diff_merged.md"
+      /usr/bin/time -f "timed run wall %e s" build-gpu/hkcheck --all --time --out "$out/timed" --no-repro --cache-dir "$cache" >"$out/timed.log" 2>&1
+      tail -3 "$out/timed.log"; grep -A8 "## Kernel times" "$out/timed/test_results.md"
       ;;
     examples)
       # As a team would: an installed hkcheck, run from the project's own folder.
