@@ -3,20 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <stdexcept>
+
+#include "whole_number.h"
 
 namespace hk {
 
 namespace {
 
 uint64_t parse_seed(const std::string& text, const std::string& whole) {
-  uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(fmt::format("'{}' in '{}' is not a seed (a whole number from 0 to 2^64-1)", text, whole));
-  return v;
+  const auto v = parse_whole_number(text);
+  if (!v) throw std::invalid_argument(fmt::format("'{}' in '{}' is not a seed (a whole number from 0 to 2^64-1)", text, whole));
+  return *v;
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,17 +10,16 @@
 
 #include "case_filter.h"
 #include "case_plan.h"
+#include "whole_number.h"
 
 namespace hk {
 
 namespace {
 
 size_t parse_count(const std::string& text, const std::string& whole) {
-  size_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(fmt::format("'{}' is not K/N (e.g. 2/4)", whole));
-  return v;
+  const auto v = parse_whole_number(text);
+  if (!v || *v > 1000000) throw std::invalid_argument(fmt::format("'{}' is not K/N (e.g. 2/4)", whole));
+  return static_cast<size_t>(*v);
 }
 
 // The elements a case's tensors hold, plus a fixed part for what every case costs (a launch, a
