@@ -3,12 +3,11 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "result.h"
+#include "results_file.h"
 
 namespace hk {
 
@@ -20,14 +19,11 @@ bool id_matches(const std::string& pattern, const std::string& id) {
 }
 
 std::set<std::string> ids_not_passed(const std::string& results) {
-  namespace fs = std::filesystem;
-  const std::string file = fs::is_directory(results) ? (fs::path(results) / "test_results.json").string() : results;
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file + ": cannot be read");
+  const ResultsFile f = read_results_file(results);
+  const std::string& file = f.path;
   std::set<std::string> ids;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    for (const nlohmann::json& c : j.at("cases")) {
+    for (const nlohmann::json& c : f.doc["cases"]) {
       const auto st = parse_status(c.at("status").get<std::string>());
       if (!st) throw std::runtime_error("unknown status '" + c.at("status").get<std::string>() + "'");
       if (*st != Status::PASS && *st != Status::SKIP && *st != Status::XFAIL)

@@ -3,30 +3,22 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
 #include "file_util.h"
 #include "results_diff.h"
+#include "results_file.h"
 
 namespace hk {
-
-namespace fs = std::filesystem;
 
 int diff_command(const DiffOptions& o) {
   nlohmann::json docs[2];
   for (int i = 0; i < 2; ++i) {
-    // A results folder stands for the test_results.json in it.
-    const std::string& given = i == 0 ? o.a : o.b;
-    const std::string file = fs::is_directory(given) ? (fs::path(given) / "test_results.json").string() : given;
     try {
-      std::ifstream in(file);
-      if (!in) throw std::runtime_error("no such file");
-      docs[i] = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "hkcheck diff: cannot read {}: {}\n", file, e.what());
+      docs[i] = read_results_file(i == 0 ? o.a : o.b).doc;
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "hkcheck diff: {}\n", e.what());
       return kExitUsage;
     }
   }

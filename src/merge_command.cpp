@@ -4,33 +4,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "case_filter.h"
 #include "exit_codes.h"
 #include "report.h"
+#include "results_file.h"
 
 namespace hk {
 
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 json read_results(const std::string& given) {
-  const std::string file = fs::is_directory(given) ? (fs::path(given) / "test_results.json").string() : given;
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file + ": cannot be read");
-  try {
-    json doc = json::parse(in);
-    if (!doc.contains("run") || !doc.contains("cases")) throw std::runtime_error("no \"run\" or \"cases\"");
-    return doc;
-  } catch (const std::exception& e) {
-    throw std::runtime_error(file + ": not a results file: " + e.what());
-  }
+  ResultsFile f = read_results_file(given);
+  if (!f.doc.contains("run")) throw std::runtime_error(f.path + ": not a results file: no \"run\"");
+  return std::move(f.doc);
 }
 
 // What must be the same in every part: a merge of two devices or two seeds is not one run.
@@ -92,7 +83,12 @@ int merge_main(int argc, char** argv) {
       for (json c : doc["cases"]) {
         // Each part keeps its compile logs once, by id: the merged cases take their text back.
         if (c.contains("compile_log") && logs.contains(c["compile_log"].get<std::string>())) c["compile_log"] = logs[c["compile_log"].get<std::string>()];
-        CaseResult r = c.get<CaseResult>();
+        CaseResult r;
+        try {
+          r = c.get<CaseResult>();
+        } catch (const json::exception& e) {
+          throw std::runtime_error(fmt::format("{}: a case is not a result: {}", p, e.what()));
+        }
         if (!seen.insert(case_id(r.kernel, r.case_name)).second)
           throw std::runtime_error(fmt::format("{}: case {} is in an earlier part too", p, case_id(r.kernel, r.case_name)));
         results.push_back(std::move(r));
@@ -102,7 +98,7 @@ int merge_main(int argc, char** argv) {
     fmt::print(stderr, "hkcheck merge: {}\n", e.what());
     return kExitUsage;
   }
-  run.command.assign(argv - 1, argv + argc);
+  run.command.assign(argv - 1, argv + argc);  // main passed argv + 1: the whole command, "hkcheck merge ..."
   std::string err;
   if (!write_reports(out, run, results, &err)) {
     fmt::print(stderr, "hkcheck merge: cannot write the reports: {}\n", err);

@@ -264,6 +264,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   }
   // Details until the budget is spent; the JSON has every case's.
   size_t left_out = 0;
+  bool details_begun = false;
   for (const CaseResult& r : results) {
     if (!worth_listing(r)) continue;
     const std::string sec = case_details(r);
@@ -271,7 +272,8 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
       ++left_out;
       continue;
     }
-    if (md.find("\n## Details\n") == std::string::npos) md += "\n## Details\n";
+    if (!details_begun) md += "\n## Details\n";
+    details_begun = true;
     md += sec;
   }
   if (left_out)

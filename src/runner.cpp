@@ -165,15 +165,12 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
     WorkerSession session(launch(device));
     for (size_t u; (u = next_unit++) < units.size();) {
       for (size_t i : units[u]) {
-        if (interrupt_signal()) {
+        const std::string why_not = interrupt_signal() ? "the run was interrupted by " + signal_label(interrupt_signal())
+                                    : stop_after_failure ? "--exitfirst stopped the run after a case that did not pass"
+                                                         : "";
+        if (!why_not.empty()) {
           CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);
-          r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
-          deliver(i, std::move(r));
-          continue;
-        }
-        if (stop_after_failure) {
-          CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);
-          r.message = "not started: --exitfirst stopped the run after a case that did not pass";
+          r.message = "not started: " + why_not;
           deliver(i, std::move(r));
           continue;
         }

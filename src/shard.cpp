@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "case_filter.h"
 #include "case_plan.h"
+#include "results_file.h"
 #include "whole_number.h"
 
 namespace hk {
@@ -48,16 +47,13 @@ ShardSpec parse_shard(const std::string& text) {
 }
 
 std::map<std::string, double> recorded_durations(const std::string& results) {
-  namespace fs = std::filesystem;
-  const std::string file = fs::is_directory(results) ? (fs::path(results) / "test_results.json").string() : results;
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file + ": cannot be read");
+  const ResultsFile f = read_results_file(results);
   std::map<std::string, double> ms;
   try {
-    for (const nlohmann::json& c : nlohmann::json::parse(in).at("cases"))
+    for (const nlohmann::json& c : f.doc["cases"])
       ms[case_id(c.at("kernel"), c.at("case"))] = c.value("timings_ms", nlohmann::json::object()).value("wall", 0.0);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(file + ": not a results file: " + e.what());
+    throw std::runtime_error(f.path + ": not a results file: " + e.what());
   }
   return ms;
 }

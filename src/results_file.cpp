@@ -1,0 +1,25 @@
+#include "results_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace hk {
+
+ResultsFile read_results_file(const std::string& folder_or_file) {
+  namespace fs = std::filesystem;
+  ResultsFile r;
+  r.path = fs::is_directory(folder_or_file) ? (fs::path(folder_or_file) / "test_results.json").string() : folder_or_file;
+  std::ifstream in(r.path);
+  if (!in) throw std::runtime_error(r.path + ": cannot be read");
+  try {
+    r.doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(r.path + ": not a results file: " + e.what());
+  }
+  if (!r.doc.is_object() || !r.doc.contains("cases") || !r.doc["cases"].is_array())
+    throw std::runtime_error(r.path + ": not a results file: no \"cases\" array");
+  return r;
+}
+
+}  // namespace hk
