@@ -1,4 +1,6 @@
 #include "compile_only.h"
+#include "exit_codes.h"
+#include "reporters.h"
 
 #include <algorithm>
 #include <atomic>
@@ -237,28 +239,24 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
 }
 
 int compile_only_command(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt, RunInfo run,
-                         const std::string& out_dir) {
+                         const ReportSettings& report) {
   const auto t0 = Clock::now();
-  size_t done = 0;
-  const std::vector<CaseResult> results = run_compile_only(kernels, opt, [&](const CaseResult& r) {
-    ++done;
-    fmt::print(stderr, "[{:>4}] {:<28} {:<40} {:<13} {:6.2f} s{}\n", done, r.kernel, r.case_name, status_name(r.status),
-               r.timings.compile_ms / 1000, "  " + r.message.substr(0, r.message.find('\n')).substr(0, 160));  // PASS: the resources
-  });
   std::string archs;
   for (const std::string& a : opt.archs) archs += (archs.empty() ? "" : ",") + a;
+  const std::string out_dir = report.out_dir.empty() ? "results/compile-only" : report.out_dir;
+  Reporters reporters(report, out_dir, ConsoleStyle{"hkcheck", "compile only, " + archs + ": ", true});
+  size_t done = 0;
+  const std::vector<CaseResult> results =
+      run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); });
   run.backend = "compile-only";
   run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}};
   run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string err;
-  if (!write_reports(out_dir, run, results, &err)) {
+  if (!reporters.run_finished(run, results, &err)) {
     fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
-    return 2;
+    return kExitUsage;
   }
-  fmt::print(stderr, "hkcheck: compile only, {}: {} in {:.1f} s\nhkcheck: wrote {}/test_results.json and .md\n", archs,
-             counts_line(count_results(results)), run.wall_s, out_dir);
-  const bool failed = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); });
-  return failed ? 1 : 0;
+  return verdicts_exit_code(count_results(results));
 }
 
 }  // namespace hk

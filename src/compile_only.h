@@ -32,11 +32,12 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
                                          const std::function<void(const CaseResult&)>& on_result);
 
 struct RunInfo;
+struct ReportSettings;
 
-// The whole mode: compiles, prints a line per result, writes test_results.json / .md into out_dir
-// (run says who ran it; its backend and device are filled here). Returns the exit code: 0 all
-// compiled (or failed as declared), 1 some did not, 2 the reports could not be written.
+// The whole mode: compiles, prints a line per result, writes the reports (test_results.json /
+// .md into report.out_dir, by default results/compile-only; JUnit when asked). run says who ran
+// it; its backend and device are filled here. Returns the exit code (exit_codes.h).
 int compile_only_command(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt, RunInfo run,
-                         const std::string& out_dir);
+                         const ReportSettings& report);
 
 }  // namespace hk

@@ -107,8 +107,7 @@ int merge_main(int argc, char** argv) {
   const Counts c = count_results(results);
   fmt::print(stderr, "hkcheck merge: {} parts: {}\nhkcheck merge: wrote {}/test_results.json and .md\n", parts.size(), counts_line(c), out);
   if (!run.manifest_errors.empty()) return kExitUsage;
-  if (std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !status_ok(r.status); })) return kExitFailed;
-  return c.total == c.skip ? kExitNothingChecked : kExitOk;
+  return verdicts_exit_code(c);
 }
 
 }  // namespace hk

@@ -28,12 +28,7 @@ struct RunInfo {
   bool markdown_every_case = false;  // --md-every-case: the markdown lists passing cases too
 };
 
-struct Counts {
-  int total = 0, pass = 0, fail = 0, crash = 0, timeout = 0, skip = 0, compile_error = 0, error = 0, flaky = 0, xfail = 0, xpass = 0, not_run = 0, leak = 0;
-};
 Counts count_results(const std::vector<CaseResult>& results);
-// "N cases: a PASS, b FAIL, ..." as the console and the markdown print it.
-std::string counts_line(const Counts& c);
 
 nlohmann::json results_json(const RunInfo& run, const std::vector<CaseResult>& results);
 // The name a compile log goes by in the reports: "log-" and 8 hex digits of its hash.

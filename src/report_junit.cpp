@@ -6,20 +6,8 @@
 namespace hk {
 namespace {
 
-enum class Outcome { passed, failure, error, skipped };
-
-Outcome outcome(Status s) {
-  switch (s) {
-    case Status::PASS: return Outcome::passed;
-    case Status::FAIL:
-    case Status::FLAKY:
-    case Status::LEAK:
-    case Status::XPASS: return Outcome::failure;
-    case Status::SKIP:
-    case Status::XFAIL: return Outcome::skipped;
-    default: return Outcome::error;
-  }
-}
+using Outcome = JunitOutcome;
+Outcome outcome(Status s) { return status_info(s).junit; }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 

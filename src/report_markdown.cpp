@@ -237,7 +237,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   if (run.sanitizer.is_object() && !run.sanitizer.value("ran", true))
     md += fmt::format("- --sanitize did not run: {}\n", run.sanitizer.value("why", ""));
   if (!run.interrupted.empty())
-    md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c.not_run);
+    md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
   md += "\n**" + counts_line(c) + "**\n";
   if (!run.manifest_errors.empty()) {
     md += "\n## Manifest errors\n\n";

@@ -10,8 +10,6 @@ namespace hk {
 using nlohmann::json;
 
 namespace {
-constexpr const char* kStatusNames[] = {"PASS", "FAIL", "CRASH", "TIMEOUT", "SKIP", "COMPILE_ERROR", "ERROR", "FLAKY", "XFAIL", "XPASS", "NOT_RUN", "LEAK"};
-constexpr int kStatusCount = sizeof kStatusNames / sizeof kStatusNames[0];
 
 // JSON has no NaN or Inf: json_number.h writes them as strings so a report stays valid JSON.
 json number(double v) { return json_number(v); }
@@ -84,24 +82,6 @@ void read_rule_fields(const json& j, OutputMetrics& m) {  // absent in older res
 }
 }  // namespace
 
-const char* status_name(Status s) { return kStatusNames[static_cast<int>(s)]; }
-
-const std::vector<Status>& every_status() {
-  static const std::vector<Status> all = [] {
-    std::vector<Status> v;
-    for (int i = 0; i < kStatusCount; ++i) v.push_back(static_cast<Status>(i));
-    return v;
-  }();
-  return all;
-}
-
-std::optional<Status> parse_status(const std::string& s) {
-  for (int i = 0; i < kStatusCount; ++i)
-    if (s == kStatusNames[i]) return static_cast<Status>(i);
-  return std::nullopt;
-}
-
-bool status_ok(Status s) { return s == Status::PASS || s == Status::SKIP || s == Status::XFAIL; }
 
 void to_json(json& j, const OutputMetrics& m) {
   j = {{"name", m.name},

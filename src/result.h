@@ -10,20 +10,10 @@
 #include "manifest.h"
 #include "metrics.h"
 #include "params.h"
+#include "status.h"
 
 namespace hk {
 
-// NOT_RUN: the run was interrupted before the case finished; `hkcheck --resume` runs it.
-// FLAKY: launches of the same inputs gave different outputs. XFAIL: the case reached the verdict
-// its manifest expects (see expectation.h); XPASS: it was expected to go wrong and passed.
-// LEAK: the verdict depends on what ran before: in a reused worker the case did not pass, alone
-// in a fresh worker it reached another verdict (CaseResult::leak says both, and what ran before).
-enum class Status { PASS, FAIL, CRASH, TIMEOUT, SKIP, COMPILE_ERROR, ERROR, FLAKY, XFAIL, XPASS, NOT_RUN, LEAK };
-// Every status, in the order of the enum: the columns of per-kernel summaries.
-const std::vector<Status>& every_status();
-const char* status_name(Status s);
-std::optional<Status> parse_status(const std::string& s);
-bool status_ok(Status s);  // PASS, SKIP and XFAIL do not fail a run
 
 // A resource the case asked for beyond what the device gives (SKIP with reason HW_LIMIT).
 struct LimitExceeded {

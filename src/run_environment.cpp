@@ -45,13 +45,13 @@ std::string hostname() {
 }  // namespace
 
 // Who ran what, when: the part of a report's run record every mode fills the same way.
-RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest_errors) {
+RunInfo run_info(const std::vector<std::string>& command, const std::vector<std::string>& manifest_errors) {
   RunInfo run;
   run.hkcheck_version = HKCHECK_VERSION;
   run.git_commit = git_commit();
   run.host = hostname();
   run.started_at = now_iso();
-  run.command.assign(argv, argv + argc);
+  run.command = command;
   run.manifest_errors = manifest_errors;
   return run;
 }

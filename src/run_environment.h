@@ -17,7 +17,7 @@ std::string self_exe(const char* argv0);
 std::string default_cache_dir();
 
 // Who ran what, when: the part of a report's run record every mode fills the same way.
-RunInfo run_info(int argc, char** argv, const std::vector<std::string>& manifest_errors);
+RunInfo run_info(const std::vector<std::string>& command, const std::vector<std::string>& manifest_errors);
 
 int default_jobs(size_t devices);
 int worker_cpu_threads();

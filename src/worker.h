@@ -20,10 +20,13 @@
 
 namespace hk {
 
+// The descriptor a worker speaks its protocol on: its stdout stays free for a kernel's printf.
+constexpr int kWorkerProtocolFd = 3;
+
 struct WorkerOptions {
   std::string backend;  // "auto" tries each built backend in turn
   int device = 0;
-  int protocol_fd = 3;
+  int protocol_fd = kWorkerProtocolFd;
   std::string cache_dir;
   HostOptions host;
   int cpu_threads = 1;  // for the data-parallel loops of a case (parallel_for.h)

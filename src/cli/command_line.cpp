@@ -1,0 +1,205 @@
+#include "cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "compile_only.h"
+#include "exit_codes.h"
+#include "git_commit.h"
+#include "host_profile.h"
+#include "manifest.h"
+#include "run_environment.h"
+#include "status.h"
+
+namespace hk {
+namespace {
+
+std::string description() {
+  std::string verdicts;
+  for (const StatusInfo& i : status_table()) verdicts += fmt::format("  {:<14}{}\n", i.name, i.meaning);
+  return "hkcheck: compiles GPU kernels at run time, runs the cases in worker processes, and compares the\n"
+         "outputs with CPU references.\n\n"
+         "Modes: hkcheck [run] (the default), hkcheck list (or --list), hkcheck compile-only (or --compile-only),\n"
+         "hkcheck diff A B, hkcheck merge OUT PART...; `hkcheck diff --help` and `hkcheck merge --help` tell more.\n\n"
+         "Verdicts:\n" +
+         verdicts +
+         "\nExit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
+         "3 nothing was checked (every case skipped or none selected; --diff: no case in common),\n"
+         "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run).";
+}
+
+CLI::Validator timeout_check() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        const double s = std::strtod(text.c_str(), nullptr);
+        return s > 0 && s <= kMaxTimeoutSeconds ? std::string() : fmt::format("expected seconds, more than 0 and at most {:g}", kMaxTimeoutSeconds);
+      },
+      "SECONDS");
+}
+
+void add_selection(CLI::App& app, SelectionSettings& s) {
+  app.add_option("kernels", s.patterns,
+                 "Kernel names or shell globs (e.g. rmsnorm 'activation*'), or kernel/case globs ('rmsnorm/*f16*'); none means all");
+  app.add_option("-k", s.case_patterns,
+                 "Run only the cases whose id, kernel/case, matches: a glob when it has * ? or [, else a substring (repeat: any)");
+  app.add_option("--exclude", s.excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)");
+  app.add_option("--last-failed", s.last_failed,
+                 "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  app.add_option("--shard", s.shard,
+                 "Run part K of N of the selected cases (e.g. 2/4), balanced by cost; `hkcheck merge OUT DIR...` joins the parts");
+  app.add_option("--shard-durations", s.shard_durations, "Balance --shard by the case times of an earlier run (its folder or results file)");
+  app.add_flag("--all", s.all, "Run every kernel in the manifests (the default when no name is given)");
+}
+
+void add_reports(CLI::App& app, ReportSettings& r) {
+  app.add_option("--out", r.out_dir, "Folder for test_results.json and .md (default: results/<device>)");
+  app.add_option("--junit", r.junit_path, "Also write the results as JUnit XML to this file (for CI test reports)");
+  app.add_flag("--md-every-case", r.markdown_every_case,
+               "List every case in test_results.md (by default it lists the cases that did not pass and stays under 60,000 "
+               "characters, to fit a pull-request comment)");
+  app.add_flag("--no-repro", r.no_repro, "Write no repro folders for the cases that did not pass");
+}
+
+void add_device(CLI::App& app, Settings& s) {
+  auto* device_opt = app.add_option("--device", s.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--devices", s.devices, "GPU indices to spread the cases over, e.g. --devices 0,1 (one pool of --jobs workers each)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(device_opt);
+  app.add_option("--jobs", s.jobs, "Workers per GPU running cases at once (0: cores / (2 x GPUs), at least 2, at most 8)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  app.add_option("--backend", s.backend, "auto, cuda, hip or host (auto: the first GPU backend that finds a device, else host: the CPU)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cuda", "hip", "host"}));
+  std::vector<std::string> profiles;
+  for (const auto& p : host_profiles()) profiles.push_back(p.name);
+  app.add_option("--host-profile", s.host.profile,
+                 "Device limits the host backend declares (shared memory, block size, warp size): " + host_profile_names())
+      ->capture_default_str()
+      ->check(CLI::IsMember(profiles));
+  app.add_option("--host-threads", s.host.threads, "OS threads the host backend runs blocks on (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_run(CLI::App& app, Settings& s) {
+  app.add_option("--root", s.root_dir,
+                 "Kernel project folder holding manifests/, kernels/, references/ (default: the current folder when it holds manifests/)");
+  app.add_option("--manifests", s.manifest_dir, "Folder of manifests (default: manifests/ of the project)");
+  app.add_option("--timeout", s.timeout, "Seconds allowed per case before it is killed (TIMEOUT)")->capture_default_str()->check(timeout_check());
+  app.add_option("--repeat", s.repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  auto* seed_opt = app.add_option("--seed", s.seed, "Seed of the input generators")->capture_default_str();
+  app.add_option("--seeds", s.seeds,
+                 "Run every case once per seed: A..B (both included), a list A,B,C, or both (0..4,9); each copy is named "
+                 "'<case> seed=N' and the markdown names cases that fail for some seeds only")
+      ->excludes(seed_opt);
+  app.add_option("--isolation", s.isolation,
+                 "worker: a worker process runs many cases, and a case that fails after others is rerun alone (LEAK when "
+                 "its verdict changes); case: a fresh worker process for every case (slower, nothing shared)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"worker", "case"}));
+  app.add_option("--tier", s.tier, "Which size tiers to run: small, all, or auto (all on a GPU, small on the host backend)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "small", "all"}));
+  app.add_option("--cache-dir", s.cache_dir, "Where compiled kernels are cached between processes")->capture_default_str();
+  app.add_option("--resume", s.resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("-x,--exitfirst", s.exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
+  app.add_flag("--time", s.time,
+               "Time each passing case: device events around --time-launches launches after two warm-up ones; results get "
+               "the median, min, max and the GB/s of the bytes its tensors move");
+  app.add_option("--time-launches", s.time_launches, "Launches --time times per case")->capture_default_str()->check(CLI::Range(1, 10000));
+  app.add_flag("--sanitize{failures}", s.sanitize,
+               "After the run, rerun the FAIL, CRASH and FLAKY cases (XFAIL ones too) under compute-sanitizer memcheck and "
+               "racecheck and attach the reports; --sanitize=TOOL[,TOOL] (memcheck racecheck synccheck initcheck) runs every "
+               "case under those tools, and a reported error fails a case that passed. CUDA only");
+  app.add_option("--arch", s.archs, "Target of --compile-only: sm_80, sm_90, sm_100, gfx90a, ... (repeat or separate with commas)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+}
+
+// The modes chosen by a flag (or by the same word first on the command line).
+void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, bool& worker, bool& compile_worker, bool& version) {
+  app.add_flag("--list", list, "List kernels and their cases without running anything");
+  app.add_flag("--compile-only", compile_only,
+               "Compile every selected kernel, in each configuration its cases produce, for each --arch, with no device; "
+               "nothing runs (a PASS says it compiled)");
+  app.add_option("--diff", s.diff_files,
+                 "Compare two runs (folders or test_results.json), exit 1 when a case run by both changed its verdict; "
+                 "`hkcheck diff A B` has more (--fail-on, --md, --json)")
+      ->expected(2);
+  app.add_flag("--version", version, "Print the version and exit");
+  app.add_flag("--compile-worker", compile_worker, "Internal: run as a compile worker")->group("");
+  app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
+  app.add_option("--protocol-fd", s.protocol_fd, "Internal: the worker's protocol descriptor")->group("");
+  app.add_option("--worker-exe", s.worker_exe, "Internal: the program started as the worker (tests)")->group("");
+  app.add_option("--cpu-threads", s.cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
+}
+
+// Rules between options that CLI11 cannot state.
+std::optional<std::string> cross_check(const Settings& s) {
+  if (s.mode == ModeName::compile_only && s.archs.empty()) return "compile-only needs at least one --arch";
+  if (s.mode != ModeName::compile_only && s.mode != ModeName::compile_worker && !s.archs.empty())
+    return "--arch is only for --compile-only";
+  for (const std::string& a : s.archs)
+    if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
+  if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
+  return std::nullopt;
+}
+
+ModeName mode_of(const std::string& word, bool list, bool compile_only, bool worker, bool compile_worker, bool diff) {
+  if (worker) return ModeName::worker;
+  if (compile_worker) return ModeName::compile_worker;
+  if (diff) return ModeName::diff_legacy;
+  if (compile_only || word == "compile-only") return ModeName::compile_only;
+  if (list || word == "list") return ModeName::list;
+  return ModeName::run;
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
+  s.argv.assign(argv, argv + argc);
+  s.self_exe = self_exe(argv[0]);
+  s.cache_dir = default_cache_dir();
+  // A mode word first ("hkcheck list ...") is the same as its flag.
+  std::string word;
+  if (argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "list" || std::string(argv[1]) == "compile-only")) {
+    word = argv[1];
+    std::copy(argv + 2, argv + argc, argv + 1);
+    --argc;
+  }
+  CLI::App app{description()};
+  bool list = false, compile_only = false, worker = false, compile_worker = false, version = false, no_cache = false;
+  add_selection(app, s.select);
+  add_reports(app, s.report);
+  add_device(app, s);
+  add_run(app, s);
+  app.add_flag("--no-cache", no_cache, "Compile every case afresh");
+  add_mode_flags(app, s, list, compile_only, worker, compile_worker, version);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every usage error is the documented 2.
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  if (version) {
+    fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, git_commit());
+    return kExitOk;
+  }
+  for (const CLI::Option* o : app.get_options())
+    if (o->count() > 0) s.given.insert(o->get_name());
+  if (no_cache) s.cache_dir.clear();
+  s.mode = mode_of(word, list, compile_only, worker, compile_worker, !s.diff_files.empty());
+  if (const auto problem = cross_check(s)) {
+    fmt::print(stderr, "hkcheck: {}\n", *problem);
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hk

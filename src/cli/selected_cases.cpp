@@ -1,0 +1,83 @@
+#include "cli/selected_cases.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "case_filter.h"
+#include "seed_sweep.h"
+#include "shard.h"
+
+namespace hk {
+namespace {
+
+// kernel/case patterns select their kernels and filter their cases, like -k.
+void split_patterns(const std::vector<std::string>& patterns, std::vector<std::string>& kernels, std::vector<std::string>& ids) {
+  for (const std::string& p : patterns) {
+    kernels.push_back(p.substr(0, p.find('/')));
+    if (p.find('/') != std::string::npos) ids.push_back(p);
+  }
+}
+
+bool apply_filters(const SelectionSettings& o, SelectedCases& out) {
+  std::vector<std::string> kernel_patterns, id_patterns;
+  split_patterns(o.patterns, kernel_patterns, id_patterns);
+  CaseFilter filter{id_patterns, o.case_patterns, o.excludes, std::nullopt};
+  try {
+    if (!o.last_failed.empty()) filter.only = ids_not_passed(o.last_failed);
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "hkcheck: --last-failed: {}\n", e.what());
+    return false;
+  }
+  std::vector<KernelSpec>& kernels = out.loaded.kernels;
+  for (KernelSpec& k : kernels) filter_cases(k, filter);
+  out.selection = select_kernels(kernels, kernel_patterns);
+  if (!o.shard.empty()) {
+    try {
+      const ShardSpec shard = parse_shard(o.shard);
+      const auto durations = o.shard_durations.empty() ? std::map<std::string, double>{} : recorded_durations(o.shard_durations);
+      filter.only = shard_ids(out.selection.kernels, shard, durations);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hkcheck: --shard: {}\n", e.what());
+      return false;
+    }
+    for (KernelSpec& k : kernels) filter_cases(k, CaseFilter{{}, {}, {}, filter.only});
+  }
+  if (filter.active()) std::erase_if(out.selection.kernels, [](const KernelSpec* k) { return k->cases.empty(); });
+  for (const auto& e : out.selection.errors) fmt::print(stderr, "hkcheck: {}\n", e);
+  return out.selection.errors.empty();
+}
+
+}  // namespace
+
+size_t SelectedCases::case_count() const {
+  size_t n = 0;
+  for (const KernelSpec* k : selection.kernels) n += k->cases.size();
+  return n;
+}
+
+std::optional<SelectedCases> select_cases(Settings& s) {
+  SelectedCases out;
+  out.project = find_project(s.root_dir, s.manifest_dir, s.self_exe);
+  s.manifest_dir = out.project.manifests;
+  if (!std::filesystem::is_directory(s.manifest_dir)) {
+    fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run in a project folder that holds manifests/, or pass --root or --manifests)\n",
+               s.manifest_dir);
+    return std::nullopt;
+  }
+  // A broken manifest is reported and the rest still run.
+  out.loaded = load_manifests(s.manifest_dir);
+  out.references = find_references(out.loaded, out.project);
+  for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", e);
+  try {
+    if (!s.seeds.empty()) out.seeds = parse_seed_list(s.seeds);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "hkcheck: --seeds: {}\n", e.what());
+    return std::nullopt;
+  }
+  if (!out.seeds.empty())
+    for (KernelSpec& k : out.loaded.kernels) sweep_seeds(k, out.seeds);
+  if (!apply_filters(s.select, out)) return std::nullopt;
+  return out;
+}
+
+}  // namespace hk

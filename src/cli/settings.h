@@ -1,0 +1,71 @@
+// Everything the command line sets for the modes that share it (run, list, compile-only and the
+// internal worker modes), in one place: the parser fills it, and each mode reads only it.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "worker.h"
+
+namespace hk {
+
+enum class ModeName { run, list, compile_only, diff_legacy, worker, compile_worker };
+
+// Which cases: the kernels and cases a run, a list or a compile-only takes.
+struct SelectionSettings {
+  std::vector<std::string> patterns;       // kernel names, globs, or kernel/case globs
+  std::vector<std::string> case_patterns;  // -k
+  std::vector<std::string> excludes;       // --exclude
+  std::string last_failed;                 // --last-failed DIR
+  std::string shard, shard_durations;      // --shard K/N, --shard-durations
+  bool all = false;
+};
+
+// Where results go, and in which forms.
+struct ReportSettings {
+  std::string out_dir;     // "" for the mode's default
+  std::string junit_path;  // "" for no JUnit file
+  bool markdown_every_case = false;
+  bool no_repro = false;  // no repro folders for the cases that did not pass
+};
+
+struct Settings {
+  ModeName mode = ModeName::run;
+  std::vector<std::string> argv;  // as given, for the reports
+  std::set<std::string> given;    // options given on the command line (--resume keeps the rest)
+
+  SelectionSettings select;
+  ReportSettings report;
+  std::string root_dir, manifest_dir;
+  std::string backend = "auto";
+  std::string cache_dir;  // "" with --no-cache
+  std::string tier = "auto";
+  std::string resume_dir;
+  std::string isolation = "worker";
+  std::string sanitize;  // "" none, "failures", or TOOL[,TOOL]
+  std::vector<std::string> archs;        // --compile-only targets
+  std::vector<std::string> diff_files;   // --diff A B
+  HostOptions host;
+  double timeout = 30;
+  uint64_t seed = 0;
+  std::string seeds;  // --seeds text
+  int device = 0;
+  std::vector<int> devices;
+  int repeat = 1, jobs = 0;
+  bool exit_first = false;
+  bool time = false;
+  int time_launches = 20;
+
+  // Internal: the worker modes and tests.
+  int protocol_fd = kWorkerProtocolFd;
+  int cpu_threads = 1;
+  std::string worker_exe;
+  std::string self_exe;  // this program, to start again as a worker
+
+  bool was_given(const std::string& option) const { return given.count(option) > 0; }
+};
+
+}  // namespace hk

@@ -1,0 +1,324 @@
+#include "run_command.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <thread>
+
+#include "cli/resume.h"
+#include "cli/selected_cases.h"
+#include "compile_only.h"
+#include "exit_codes.h"
+#include "git_commit.h"
+#include "interrupt.h"
+#include "journal.h"
+#include "out_lock.h"
+#include "reporters.h"
+#include "repro.h"
+#include "run_environment.h"
+#include "runner.h"
+#include "sanitize.h"
+#include "slug.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using CaseKey = std::pair<std::string, std::string>;  // kernel, case
+
+RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
+  RunOptions o{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.backend, s.devices.front(), s.timeout, 120, s.seed, s.cache_dir,
+               {"--host-profile", s.host.profile, "--host-threads", std::to_string(s.host.threads), "--cpu-threads",
+                std::to_string(worker_cpu_threads())},
+               s.repeat};
+  o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
+  o.references = build_references(sel.selection.kernels, sel.references, s.cache_dir,
+                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  o.jobs = s.jobs;
+  o.exit_first = s.exit_first;
+  o.time_launches = s.time ? s.time_launches : 0;
+  o.devices = s.devices;
+  return o;
+}
+
+// Opens the first device; every other of --devices must be the same kind of GPU, since the
+// results name one. False (printed) when they differ.
+bool probe_devices(Runner& runner, const Settings& s, std::optional<DeviceInfo>* dev, std::string* why) {
+  *dev = runner.probe(why);
+  for (size_t i = 1; *dev && i < s.devices.size(); ++i) {
+    std::string why_other;
+    const auto other = runner.probe(&why_other, s.devices[i]);
+    if (!other || other->name != (*dev)->name || other->arch != (*dev)->arch) {
+      fmt::print(stderr, "hkcheck: --devices: device {} {}; device {} is {} ({})\n", s.devices[i],
+                 other ? fmt::format("is {} ({})", other->name, other->arch) : "cannot be used: " + why_other, s.devices.front(),
+                 (*dev)->name, (*dev)->arch);
+      return false;
+    }
+  }
+  return true;
+}
+
+void announce(const Settings& s, const std::optional<DeviceInfo>& dev, const std::string& why, size_t total) {
+  if (!dev) {
+    if (!interrupt_signal()) fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
+    return;
+  }
+  if (dev->backend == "host")
+    fmt::print(stderr, "hkcheck: host backend: kernels run on the CPU with the limits of the {} profile ({}), {}{}\n", s.host.profile,
+               dev->arch, dev->runtime_version, dev->note.empty() ? "" : "; " + dev->note);
+  fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases, {} worker(s) on {} device(s), isolation {}\n", dev->backend, dev->name,
+             dev->arch, dev->runtime_version, total, s.jobs * s.devices.size(), s.devices.size(), s.isolation);
+}
+
+json journal_header(const Settings& s, const RunInfo& run, const std::optional<DeviceInfo>& dev) {
+  return {{"type", "run"},
+          {"schema", "hkcheck-journal"},
+          {"schema_version", kJournalVersion},
+          {"hkcheck_version", HKCHECK_VERSION},
+          {"git_commit", git_commit()},
+          {"started_at", run.started_at},
+          {"seed", s.seed},
+          {"seeds", s.seeds},
+          {"backend", run.backend},
+          {"device_name", dev ? json(dev->name) : json("")},
+          {"device_index", s.devices.front()},
+          {"devices", s.devices},
+          {"isolation", s.isolation},
+          {"kernels", s.select.patterns},
+          {"case_filter", {{"k", s.select.case_patterns}, {"exclude", s.select.excludes}, {"last_failed", s.select.last_failed}}},
+          {"manifests", fs::absolute(s.manifest_dir).lexically_normal().string()},
+          {"timeout", s.timeout},
+          {"host_profile", s.host.profile},
+          {"repeat", s.repeat},
+          {"tier", s.tier}};
+}
+
+// A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
+CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, bool have_device, const std::string& why) {
+  CaseResult r;
+  if (interrupt_signal()) {
+    r = blank_result(k, c, Status::NOT_RUN);
+    r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+  } else if (have_device) {
+    r = blank_result(k, c, Status::SKIP);
+    r.reason = "TIER";
+    r.message = fmt::format("a {} case; this run takes the {} tier (--tier all runs it)", c.tier, s.tier);
+  } else {
+    r = blank_result(k, c, Status::SKIP);
+    r.reason = "NO_DEVICE", r.message = why;
+  }
+  return r;
+}
+
+// The kernels left out for manifest errors, as ERROR rows (when the selection names them).
+void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vector<CaseResult>& results) {
+  for (const auto& name : sel.loaded.failed_kernels) {
+    if (!s.select.patterns.empty() && select_kernels({KernelSpec{name}}, s.select.patterns).kernels.empty()) continue;
+    CaseResult r;
+    r.kernel = name;
+    r.case_name = "(manifest)";
+    r.status = Status::ERROR;
+    r.message = "not run: its manifest entry has errors (see manifest_errors)";
+    results.push_back(std::move(r));
+  }
+}
+
+// One run, from the selection to the reports.
+class Run {
+ public:
+  Run(Settings& s, SelectedCases& sel, const JournalContents& resumed, std::string journal_path)
+      : s_(s), sel_(sel), runner_(runner_options(s, sel)), journal_path_(std::move(journal_path)), total_(sel.case_count()) {
+    for (const CaseResult& r : resumed.results) finished_[{r.kernel, r.case_name}] = r;  // a later line replaces an earlier one
+  }
+
+  int operator()(const JournalContents& resumed) {
+    info_ = run_info(s_.argv, sel_.loaded.errors);
+    info_.seed = s_.seed, info_.seeds = sel_.seeds, info_.markdown_every_case = s_.report.markdown_every_case;
+    if (!s_.resume_dir.empty()) info_.resumed_from = journal_path_;
+    if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
+    announce(s_, dev_, why_, total_);
+    info_.backend = dev_ ? dev_->backend : "none";
+    if (dev_) info_.device = *dev_;
+    if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
+    if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
+    info_.tier = s_.tier;
+    reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
+    if (!s_.resume_dir.empty() && !same_device_as(resumed)) return kExitUsage;
+    if (!open_journal()) return kExitUsage;
+    execute();
+    return finish();
+  }
+
+ private:
+  bool same_device_as(const JournalContents& resumed) const {
+    const std::string was = resumed.header.value("device_name", "");
+    if (!dev_ || was.empty() || (dev_->name == was && dev_->backend == resumed.header.value("backend", ""))) return true;
+    fmt::print(stderr, "hkcheck: {}: the run being resumed ran on {} ({}), this one would run on {} ({}); start a new run\n", journal_path_,
+               was, resumed.header.value("backend", ""), dev_->name, dev_->backend);
+    return false;
+  }
+
+  bool open_journal() {
+    std::error_code ec;
+    fs::create_directories(s_.report.out_dir, ec);
+    if (std::string busy; !out_lock_.acquire(s_.report.out_dir, &busy)) {
+      fmt::print(stderr, "hkcheck: {}\n", busy);
+      return false;
+    }
+    try {
+      journal_ = std::make_unique<JournalWriter>(s_.report.out_dir + "/" + kJournalName, journal_header(s_, info_, dev_), !s_.resume_dir.empty());
+    } catch (const JournalError& e) {
+      fmt::print(stderr, "hkcheck: {}\n", e.what());
+      return false;
+    }
+    return true;
+  }
+
+  void journal_append(const CaseResult& r) {
+    try {
+      journal_->append(r);
+    } catch (const JournalError& e) {
+      fmt::print(stderr, "hkcheck: {} (the run goes on; --resume would run this case again)\n", e.what());
+    }
+  }
+
+  std::string repro_abs(const KernelSpec& k, const CaseSpec& c) const {
+    return fs::absolute(fs::path(s_.report.out_dir) / repro_subdir(k.name, c.name)).lexically_normal().string();
+  }
+
+  // Prints a finished case and journals it (repro folder first, so the journal names it). An
+  // expected failure (XFAIL) still failed underneath: it gets its repro like any other.
+  void record(CaseResult& r, const KernelSpec& k, const CaseSpec& c) {
+    ++done_;
+    if (r.status == Status::NOT_RUN || !dev_) return;
+    if (!status_ok(r.actual_status.value_or(r.status)) && !s_.report.no_repro) {
+      try {
+        write_repro(repro_abs(k, c), k, c, ReproSettings{s_.seed, info_.backend, dev_ ? dev_->arch : "", s_.self_exe});
+        r.repro = repro_subdir(k.name, c.name);
+      } catch (const std::exception& e) {
+        r.notes.push_back(std::string("could not write the repro folder: ") + e.what());
+      }
+    }
+    journal_append(r);
+    reporters_->case_finished(r, done_, total_);
+  }
+
+  void execute() {
+    std::vector<CaseTask> tasks;
+    std::vector<size_t> task_slot;  // where each task's result goes in results_
+    size_t reused = 0;
+    std::error_code ec;
+    for (const KernelSpec* k : sel_.selection.kernels) {
+      for (const CaseSpec& c : k->cases) {
+        origin_.emplace_back(k, &c);
+        if (const auto it = finished_.find({k->name, c.name}); it != finished_.end()) {
+          results_.push_back(it->second);
+          ++done_, ++reused;
+        } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && !interrupt_signal()) {
+          fs::remove_all(repro_abs(*k, c), ec);  // an earlier run's repro of this case is stale
+          tasks.push_back(CaseTask{k, &c, s_.report.no_repro ? "" : repro_abs(*k, c)});
+          task_slot.push_back(results_.size());
+          results_.emplace_back();
+        } else {
+          CaseResult r = not_started(*k, c, s_, dev_.has_value(), why_);
+          record(r, *k, c);
+          results_.push_back(std::move(r));
+        }
+      }
+    }
+    runner_.run_all(tasks, [&](size_t i, CaseResult r) {
+      record(r, *tasks[i].kernel, *tasks[i].c);
+      results_[task_slot[i]] = std::move(r);
+    });
+    if (reused) fmt::print(stderr, "hkcheck: {} cases kept from {}\n", reused, journal_path_);
+  }
+
+  int finish() {
+    if (!s_.sanitize.empty() && dev_ && !interrupt_signal())
+      info_.sanitizer = sanitize_results(parse_sanitize(s_.sanitize), runner_.options(), dev_->backend, dev_->arch, s_.report.out_dir,
+                                         results_, origin_, [&](const CaseResult& r) { journal_append(r); });
+    add_manifest_failures(s_, sel_, results_);
+    const int sig = interrupt_signal();
+    if (sig) info_.interrupted = signal_label(sig);
+    info_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    std::string err;
+    if (!reporters_->run_finished(info_, results_, &err)) {
+      fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
+      return kExitUsage;
+    }
+    const Counts c = count_results(results_);
+    if (sig) {
+      fmt::print(stderr, "hkcheck: interrupted by {}; `hkcheck --resume {}` runs the {} cases left\n", info_.interrupted,
+                 s_.report.out_dir, c[Status::NOT_RUN]);
+      return 128 + sig;
+    }
+    if (!sel_.loaded.errors.empty()) return kExitUsage;
+    const int rc = verdicts_exit_code(c);
+    if (rc == kExitNothingChecked)
+      fmt::print(stderr, "hkcheck: no case reached a verdict ({}): nothing was checked\n", c.total ? "all were skipped" : "none was selected");
+    return rc;
+  }
+
+  Settings& s_;
+  SelectedCases& sel_;
+  Runner runner_;
+  std::string journal_path_;
+  size_t total_, done_ = 0;
+  const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  RunInfo info_;
+  std::optional<DeviceInfo> dev_;
+  std::string why_;
+  std::map<CaseKey, CaseResult> finished_;
+  OutDirLock out_lock_;
+  std::unique_ptr<JournalWriter> journal_;
+  std::unique_ptr<Reporters> reporters_;  // once the out folder is known
+  std::vector<CaseResult> results_;
+  std::vector<CaseOrigin> origin_;  // of each result, for --sanitize
+};
+
+}  // namespace
+
+int run_command(Settings& s) {
+  if (!s.sanitize.empty()) {
+    try {
+      parse_sanitize(s.sanitize);
+    } catch (const std::invalid_argument& e) {
+      fmt::print(stderr, "hkcheck: --sanitize: {}\n", e.what());
+      return kExitUsage;
+    }
+  }
+  install_interrupt_handlers();
+  JournalContents resumed;
+  std::string journal_path;
+  if (!s.resume_dir.empty() && !resume_settings(s, &resumed, &journal_path)) return kExitUsage;
+  auto sel = select_cases(s);
+  if (!sel) return kExitUsage;
+  if (s.devices.empty()) s.devices = {s.device};
+  if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
+  return Run(s, *sel, resumed, journal_path)(resumed);
+}
+
+int list_command(Settings& s) {
+  auto sel = select_cases(s);
+  if (!sel) return kExitUsage;
+  for (const KernelSpec* k : sel->selection.kernels) {
+    fmt::print("{}  ({} cases; {} -> {}, reference {})\n", k->name, k->cases.size(), k->manifest, k->source, k->reference);
+    for (const CaseSpec& c : k->cases) fmt::print("  {}\n", c.name);
+  }
+  return sel->loaded.errors.empty() ? kExitOk : kExitUsage;
+}
+
+int compile_only_mode(Settings& s) {
+  auto sel = select_cases(s);
+  if (!sel) return kExitUsage;
+  const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const RunInfo info = run_info(s.argv, sel->loaded.errors);
+  const int rc = compile_only_command(sel->selection.kernels,
+                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host},
+                                      info, s.report);
+  return rc != kExitOk ? rc : sel->loaded.errors.empty() ? kExitOk : kExitUsage;
+}
+
+}  // namespace hk

@@ -1,0 +1,18 @@
+// The run mode (the default): runs the selected cases in workers on one or more devices, journals
+// each result as it comes, and writes the reports; --resume finishes an interrupted run.
+#pragma once
+
+#include "cli/settings.h"
+
+namespace hk {
+
+// Returns the exit code (exit_codes.h).
+int run_command(Settings& s);
+
+// The list mode: the selected kernels and their cases, without running anything.
+int list_command(Settings& s);
+
+// The compile-only mode: compile_only.h, on the selected kernels.
+int compile_only_mode(Settings& s);
+
+}  // namespace hk
