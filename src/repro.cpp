@@ -43,7 +43,8 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-json params_json(const Params& p) {
+// Whole numbers as integers, as a manifest writes them.
+json params_as_written(const Params& p) {
   json j = json::object();
   for (const auto& [k, v] : p) {
     if (const auto* s = std::get_if<std::string>(&v)) j[k] = *s;
@@ -73,7 +74,7 @@ json one_case(const json& cases, const CaseSpec& c) {
   }
   if (out.is_null()) out = json::object();
   out["name"] = c.stream_name();
-  out["params"] = params_json(c.params);  // every value, the kernel's defaults merged in
+  out["params"] = params_as_written(c.params);  // every value, the kernel's defaults merged in
   return out;
 }
 

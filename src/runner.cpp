@@ -10,12 +10,12 @@
 #include "case_plan.h"
 #include "expectation.h"
 #include "interrupt.h"
+#include "worker.h"
 #include "report.h"
 
 namespace hk {
 namespace {
 
-constexpr int kProtocolFd = 3;
 
 // Runs of consecutive cases of one kernel, at most kMaxUnit long: each runs in order in one
 // worker, so a kernel's cases see each other's device state the same way every run (and its
@@ -75,7 +75,7 @@ WorkerLaunch Runner::launch(int device) const {
   int child_device = device;
   std::vector<std::string> env = opt_.backend == "host" ? std::vector<std::string>{} : only_device_env(device, &child_device);
   argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(child_device),
-                           "--protocol-fd", std::to_string(kProtocolFd)});
+                           "--protocol-fd", std::to_string(kWorkerProtocolFd)});
   if (!opt_.cache_dir.empty()) {
     argv.push_back("--cache-dir");
     argv.push_back(opt_.cache_dir);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interrupt.h"
+#include "worker.h"
 #include "subprocess.h"
 
 namespace hk {
@@ -14,7 +15,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-constexpr int kProtocolFd = 3;
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
@@ -106,7 +106,7 @@ WorkerSession::~WorkerSession() { close(); }
 std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   discard();
   try {
-    worker_ = std::make_unique<Subprocess>(launch_.argv, kProtocolFd, launch_.env);
+    worker_ = std::make_unique<Subprocess>(launch_.argv, kWorkerProtocolFd, launch_.env);
   } catch (const std::exception& e) {
     *why = e.what();
     return std::nullopt;

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-TensorPlan out_tensor(DType t, std::vector<int64_t> shape, Tolerance tol) { return test::out_tensor(t, shape, tol, "q"); }
+TensorPlan quantized_out(DType t, std::vector<int64_t> shape, Tolerance tol) { return test::out_tensor(t, shape, tol, "q"); }
 
 Tolerance allowance(double ulps, double fraction, double hard) {
   Tolerance t;
@@ -41,7 +41,7 @@ std::vector<double> bumped(std::vector<double> v, int k, double by) {
 
 TEST(QuantizedMetrics, FractionOfOneUlpMismatchesIsAllowed) {
   const auto ref = fp8_ref();
-  const auto t = out_tensor(DType::fp8e4m3, {200}, allowance(0, 0.005, 1));  // 0.5% of 200 = 1
+  const auto t = quantized_out(DType::fp8e4m3, {200}, allowance(0, 0.005, 1));  // 0.5% of 200 = 1
   const auto one = compare_output(t, pack(DType::fp8e4m3, bumped(ref, 1, 0.125)), ref);
   EXPECT_TRUE(one.pass);
   EXPECT_EQ(one.mismatches, 1);
@@ -52,7 +52,7 @@ TEST(QuantizedMetrics, FractionOfOneUlpMismatchesIsAllowed) {
 
 TEST(QuantizedMetrics, HardUlpsFailsEvenWithinTheFraction) {
   const auto ref = fp8_ref();
-  const auto t = out_tensor(DType::fp8e4m3, {200}, allowance(0, 0.05, 1));
+  const auto t = quantized_out(DType::fp8e4m3, {200}, allowance(0, 0.05, 1));
   const auto m = compare_output(t, pack(DType::fp8e4m3, bumped(ref, 1, 0.25)), ref);  // 2 ulps
   EXPECT_FALSE(m.pass);
   EXPECT_EQ(m.beyond_hard_ulps, 1);
@@ -61,19 +61,19 @@ TEST(QuantizedMetrics, HardUlpsFailsEvenWithinTheFraction) {
 
 TEST(QuantizedMetrics, WithoutAFractionEveryMismatchFails) {
   const auto ref = fp8_ref();
-  const auto t = out_tensor(DType::fp8e4m3, {200}, allowance(0, 0, 0));
+  const auto t = quantized_out(DType::fp8e4m3, {200}, allowance(0, 0, 0));
   EXPECT_FALSE(compare_output(t, pack(DType::fp8e4m3, bumped(ref, 1, 0.125)), ref).pass);
 }
 
 TEST(QuantizedMetrics, Int8WithinOneUlp) {
-  const auto t = out_tensor(DType::i8, {4}, allowance(1, 0, 0));
+  const auto t = quantized_out(DType::i8, {4}, allowance(1, 0, 0));
   EXPECT_TRUE(compare_output(t, pack(DType::i8, {10, -128 + 1, 0, 127}), {11, -127, 1, 126}).pass);
   EXPECT_FALSE(compare_output(t, pack(DType::i8, {10, -127, 0, 127}), {12, -127, 0, 127}).pass);
 }
 
 TEST(QuantizedMetrics, UnwrittenFailsEvenWithinTheFraction) {
   const std::vector<double> ref(100, 1.0);
-  const auto t = out_tensor(DType::fp8e4m3, {100}, allowance(0, 0.5, 0));
+  const auto t = quantized_out(DType::fp8e4m3, {100}, allowance(0, 0.5, 0));
   std::vector<uint8_t> got = pack(DType::fp8e4m3, ref);
   write_poison(DType::fp8e4m3, got.data() + 3);
   const auto m = compare_output(t, got, ref);
@@ -83,7 +83,7 @@ TEST(QuantizedMetrics, UnwrittenFailsEvenWithinTheFraction) {
 
 TEST(QuantizedMetrics, PackedFp4IsComparedPerElementAndUnwrittenPairsShow) {
   const std::vector<double> ref = {1, -6, 0.5, 3, -1.5};
-  const auto t = out_tensor(DType::fp4e2m1, {5}, allowance(0, 0, 0));
+  const auto t = quantized_out(DType::fp4e2m1, {5}, allowance(0, 0, 0));
   EXPECT_TRUE(compare_output(t, pack(DType::fp4e2m1, ref), ref).pass);
   std::vector<uint8_t> got = pack(DType::fp4e2m1, ref);
   encode_element(DType::fp4e2m1, 2.0, got.data(), 3);  // element 3: 2 instead of 3 = one ulp
@@ -101,7 +101,7 @@ TEST(QuantizedMetrics, PackedFp4IsComparedPerElementAndUnwrittenPairsShow) {
 
 TEST(QuantizedMetrics, PoisonEqualToTheReferenceIsNotUnwritten) {
   const std::vector<double> ref = {6, -6};  // the fp4 poison byte 0xF7 is this pair
-  const auto t = out_tensor(DType::fp4e2m1, {2}, allowance(0, 0, 0));
+  const auto t = quantized_out(DType::fp4e2m1, {2}, allowance(0, 0, 0));
   const auto m = compare_output(t, poisoned_buffer(DType::fp4e2m1, 2), ref);
   EXPECT_EQ(m.unwritten, 0);
   EXPECT_TRUE(m.pass);
@@ -109,7 +109,7 @@ TEST(QuantizedMetrics, PoisonEqualToTheReferenceIsNotUnwritten) {
 
 TEST(DequantCheck, RelativeL2OfBlockScaledValues) {
   // 2 rows of 4, blocks of 2: scales [r0b0, r0b1, r1b0, r1b1].
-  auto q = out_tensor(DType::fp4e2m1, {2, 4}, {});
+  auto q = quantized_out(DType::fp4e2m1, {2, 4}, {});
   const DequantPlan plan{1, 2, "x", 0.1};
   const std::vector<double> qv = {1, 2, 0.5, -1, 3, 3, 6, 0};
   const std::vector<double> scales = {1, 4, 0.5, 2};
