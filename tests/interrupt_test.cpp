@@ -20,12 +20,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 constexpr int kCases = 8;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 int count_lines(const std::string& path) {
   const std::string s = slurp(path);

@@ -23,13 +23,13 @@ json case_json(const std::string& kernel, const std::string& status, const json&
           {"repeat_diffs", json::array()}, {"limit", nullptr}, {"timings_ms", {{"wall", 10.0}}}};
 }
 
-json run_of(std::vector<json> cases) { return {{"run", {{"device", {{"arch", "sm_90"}}}}}, {"cases", cases}}; }
+json checker_run_of(std::vector<json> cases) { return {{"run", {{"device", {{"arch", "sm_90"}}}}}, {"cases", cases}}; }
 
 TEST(KnownBadChecker, AcceptsTheDeclaredVerdicts) {
   const std::vector<KernelSpec> corpus = {kernel("fault_copy_ok", {}), kernel("kb_write_past_end", {{"FAIL", "", "x"}})};
   json past = case_json("kb_write_past_end", "XFAIL", "FAIL");
   past["guards"] = {{{"tensor", "out"}, {"side", "after"}, {"bytes", 4}, {"first_offset", 0}, {"last_offset", 3}}};
-  const auto problems = test::check_known_bad_run(run_of({case_json("fault_copy_ok", "PASS"), past}), corpus);
+  const auto problems = test::check_known_bad_run(checker_run_of({case_json("fault_copy_ok", "PASS"), past}), corpus);
   EXPECT_TRUE(problems.empty()) << problems[0];
 }
 
@@ -38,7 +38,7 @@ TEST(KnownBadChecker, RejectsWrongVerdictsMissingCasesAndMissingProof) {
                                           kernel("fault_trap", {{"CRASH", "", "x"}}), kernel("kb_nan_output", {{"FAIL", "", "x"}})};
   json past = case_json("kb_write_past_end", "XFAIL", "FAIL");  // but no guard bytes reported
   json trap = case_json("fault_trap", "XFAIL", "TIMEOUT");      // XFAIL over the wrong verdict
-  const auto problems = test::check_known_bad_run(run_of({case_json("fault_copy_ok", "FAIL"), past, trap}), corpus);
+  const auto problems = test::check_known_bad_run(checker_run_of({case_json("fault_copy_ok", "FAIL"), past, trap}), corpus);
   ASSERT_EQ(problems.size(), 4u);
   EXPECT_NE(problems[0].find("fault_copy_ok / n=1000: declares no expectation, so it should PASS"), std::string::npos) << problems[0];
   EXPECT_NE(problems[1].find("kb_write_past_end / n=1000: guards should be"), std::string::npos) << problems[1];
@@ -51,9 +51,9 @@ TEST(KnownBadChecker, SkipReasonsAreTheVerdictUnderneath) {
   json c = case_json("kb_too_large", "XFAIL", "SKIP");
   c["reason"] = "TOO_LARGE";
   c["limit"] = {{"what", "memory"}, {"requested", 10}, {"limit", 5}, {"over_by", 5}};
-  EXPECT_TRUE(test::check_known_bad_run(run_of({c}), corpus).empty());
+  EXPECT_TRUE(test::check_known_bad_run(checker_run_of({c}), corpus).empty());
   c["reason"] = "HW_LIMIT";
-  EXPECT_EQ(test::check_known_bad_run(run_of({c}), corpus).size(), 1u);
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({c}), corpus).size(), 1u);
 }
 
 }  // namespace

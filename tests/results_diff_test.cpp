@@ -9,21 +9,21 @@ namespace {
 
 using nlohmann::json;
 
-json run_of(std::vector<json> cases) { return {{"schema_version", 1}, {"cases", cases}}; }
+json diff_run_of(std::vector<json> cases) { return {{"schema_version", 1}, {"cases", cases}}; }
 json c(const std::string& k, const std::string& name, const std::string& status, const std::string& reason = "") {
   return {{"kernel", k}, {"case", name}, {"status", status}, {"reason", reason}};
 }
 
 TEST(ResultsDiff, SameVerdictsDoNotDiffer) {
-  const json a = run_of({c("k", "1", "PASS"), c("k", "2", "CRASH")});
+  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "CRASH")});
   const ResultsDiff d = diff_results(a, a);
   EXPECT_EQ(d.compared, 2);
   EXPECT_TRUE(d.changed.empty());
 }
 
 TEST(ResultsDiff, AChangedVerdictOrSkipReasonIsReported) {
-  const json a = run_of({c("k", "1", "PASS"), c("k", "2", "SKIP", "HW_LIMIT"), c("k", "3", "PASS")});
-  const json b = run_of({c("k", "1", "FAIL"), c("k", "2", "PASS"), c("k", "3", "PASS")});
+  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "SKIP", "HW_LIMIT"), c("k", "3", "PASS")});
+  const json b = diff_run_of({c("k", "1", "FAIL"), c("k", "2", "PASS"), c("k", "3", "PASS")});
   const ResultsDiff d = diff_results(a, b);
   ASSERT_EQ(d.changed.size(), 2u);
   EXPECT_EQ(d.changed[0].before, "PASS");
@@ -32,8 +32,8 @@ TEST(ResultsDiff, AChangedVerdictOrSkipReasonIsReported) {
 }
 
 TEST(ResultsDiff, CasesNotRunInBothAreListedNotCompared) {
-  const json a = run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("k", "only_a", "PASS")});
-  const json b = run_of({c("k", "1", "SKIP", "TIER"), c("k", "2", "PASS"), c("k", "only_b", "FAIL")});
+  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("k", "only_a", "PASS")});
+  const json b = diff_run_of({c("k", "1", "SKIP", "TIER"), c("k", "2", "PASS"), c("k", "only_b", "FAIL")});
   const ResultsDiff d = diff_results(a, b);
   EXPECT_EQ(d.compared, 1);
   EXPECT_TRUE(d.changed.empty());
@@ -44,10 +44,10 @@ TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
   json crash = c("k", "1", "XFAIL"), timeout = c("k", "1", "XFAIL");
   crash["actual_status"] = "CRASH";
   timeout["actual_status"] = "TIMEOUT";
-  const ResultsDiff d = diff_results(run_of({crash}), run_of({timeout}));
+  const ResultsDiff d = diff_results(diff_run_of({crash}), diff_run_of({timeout}));
   ASSERT_EQ(d.changed.size(), 1u);
   EXPECT_EQ(d.changed[0].before, "XFAIL [CRASH]");
-  EXPECT_TRUE(diff_results(run_of({crash}), run_of({crash})).changed.empty());
+  EXPECT_TRUE(diff_results(diff_run_of({crash}), diff_run_of({crash})).changed.empty());
 }
 
 json fixture(const std::string& name) {
@@ -106,7 +106,7 @@ TEST(ResultsDiff, KernelTimesAreComparedOnTheSameDevice) {
   EXPECT_EQ(d.metrics[0].what, "kernel ms");
 }
 
-TEST(ResultsDiff, NotAResultsDocumentIsAnError) { EXPECT_THROW(diff_results(json::object(), run_of({})), std::runtime_error); }
+TEST(ResultsDiff, NotAResultsDocumentIsAnError) { EXPECT_THROW(diff_results(json::object(), diff_run_of({})), std::runtime_error); }
 
 }  // namespace
 }  // namespace hk

@@ -18,12 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 TEST(Sanitizer, FirstReportAndSummaryAreReadOffTheLog) {
   const std::string log =

@@ -15,7 +15,7 @@ int64_t last_dim(const TensorPlan& t) { return t.shape.empty() ? 1 : std::max<in
 
 // What the kernel's indices select, as a tensor of the source's dtype and the index output's
 // shape; positions whose index is unwritten stay poisoned, so they count as unwritten.
-struct Selection {
+struct IndexSelection {
   TensorPlan plan;
   std::vector<uint8_t> got;
   std::vector<double> expected;
@@ -23,11 +23,11 @@ struct Selection {
   std::string first_out_of_range, first_repeat;
 };
 
-Selection select(const CheckInput& in, const TensorPlan& idx, const TensorPlan& src) {
+IndexSelection select(const CheckInput& in, const TensorPlan& idx, const TensorPlan& src) {
   const std::vector<double>& values = in.ctx.tensors.at(src.name).data;
   const std::vector<double>& ref_idx = in.ctx.tensors.at(idx.name).data;
   const int64_t k = last_dim(idx), n = last_dim(src);
-  Selection s;
+  IndexSelection s;
   s.plan = idx;
   s.plan.dtype = src.dtype;
   s.got = poisoned_buffer(src.dtype, idx.numel);
@@ -84,7 +84,7 @@ void validate_indices(CheckPlan& p, const CasePlan& plan, size_t out, const std:
 void run_indices(const CheckInput& in, const CheckPlan& p, OutputMetrics& m) {
   const TensorPlan& idx = in.plan.tensors[in.out];
   const TensorPlan& src = in.plan.tensors[static_cast<size_t>(p.tensor("into"))];
-  Selection s = select(in, idx, src);
+  IndexSelection s = select(in, idx, src);
   if (p.flag("unordered")) sort_rows_descending(s.plan, s.got, s.expected);
   m = compare_output(s.plan, s.got, s.expected);
   m.dtype = dtype_name(idx.dtype);
