@@ -115,7 +115,9 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
 // The kernels left out for manifest errors, as ERROR rows (when the selection names them).
 void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vector<CaseResult>& results) {
   for (const auto& name : sel.loaded.failed_kernels) {
-    if (!s.select.patterns.empty() && select_kernels({KernelSpec{name}}, s.select.patterns).kernels.empty()) continue;
+    KernelSpec named;
+    named.name = name;
+    if (!s.select.patterns.empty() && select_kernels({named}, s.select.patterns).kernels.empty()) continue;
     CaseResult r;
     r.kernel = name;
     r.case_name = "(manifest)";
