@@ -9,6 +9,14 @@ HK_REFERENCE(known_bad_throws) {
   throw std::runtime_error("known_bad_throws: this reference fails on purpose");
 }
 
+// A reference that writes past its output, as one that sizes a loop by the wrong tensor would:
+// the case must end as ERROR naming the reference, never as the kernel's crash.
+HK_REFERENCE(known_bad_writes_past_output) {
+  hk::ref::Tensor& out = ctx.tensor("out");
+  double* p = out.data.data();
+  for (int64_t i = 0; i < out.numel() + 3; ++i) p[i] = 1.0;
+}
+
 // The sum of all of x, in out[0] (the leaky_total kernel's result when it works).
 HK_REFERENCE(known_bad_total) {
   double total = 0;

@@ -27,6 +27,7 @@ struct DeviceInfo {
   int64_t shared_per_block = 0;        // without opting in
   int64_t shared_per_block_optin = 0;  // the most a kernel may ask for
   int64_t total_memory = 0;
+  int64_t host_memory = 0;  // of the machine the worker runs on; 0: read it from the system
   int64_t multiprocessors = 0;
   int64_t warp_size = 0;
   std::string note;  // e.g. why a run fell back to the host backend; empty when nothing to say

@@ -1,7 +1,10 @@
 #include "case_exec.h"
 
+#include <unistd.h>
+
 #include "fnv1a.h"
 #include "header_fingerprint.h"
+#include "reference_guard.h"
 
 #include <algorithm>
 #include <chrono>
@@ -66,6 +69,26 @@ CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, 
 }
 
 // Limits that can be judged before compiling: block shape, grid shape, dynamic shared memory.
+// The worker's own copies of a case's tensors: each in double (inputs as generated, outputs as
+// the reference writes them) and packed once more in its dtype for the transfer. On the host
+// backend the "device" tensors live in the same memory. A case they cannot fit is TOO_LARGE, not
+// a worker killed for memory halfway through.
+bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t device_bytes, CaseResult& r) {
+  double needed = dev.backend == "host" ? static_cast<double>(device_bytes) : 0.0;
+  for (const TensorPlan& t : plan.tensors) needed += static_cast<double>(t.numel) * sizeof(double) + static_cast<double>(t.bytes());
+  const double memory = dev.host_memory > 0 ? static_cast<double>(dev.host_memory)
+                                            : static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory <= 0 || needed <= memory) return false;
+  const auto as_int = [](double v) { return v >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(v); };
+  r.status = Status::SKIP;
+  r.reason = "TOO_LARGE";
+  r.limit = LimitExceeded{"host memory for the worker's copies of the tensors (bytes)", as_int(needed), as_int(memory)};
+  r.message = fmt::format("the worker's copies of the tensors (in double and packed{}) need {:.0f} bytes; this machine has {:.0f} "
+                          "(over by {:.0f})",
+                          dev.backend == "host" ? ", with the host backend's device tensors" : "", needed, memory, needed - memory);
+  return true;
+}
+
 bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
   if (p.block_threads() > d.max_threads_per_block) {
     r = skip_limit(r, "threads per block", p.block_threads(), d.max_threads_per_block);
@@ -113,10 +136,11 @@ ScalarArg make_scalar(DType t, double v) {
   return a;
 }
 
-// A cache entry is the binary behind a line giving its size and hash, checked before use.
-constexpr const char* kCacheMagic = "HKCC2";
-std::string seal_cache_entry(const std::string& binary) {
-  return fmt::format("{} {} {:016x}\n", kCacheMagic, binary.size(), fnv1a(binary)) + binary;
+// A cache entry is the binary behind a line giving its key, size and hash, checked before use:
+// an entry that another key's file was copied or renamed over is not taken for this one.
+constexpr const char* kCacheMagic = "HKCC3";
+std::string seal_cache_entry(const std::string& key, const std::string& binary) {
+  return fmt::format("{} {} {} {:016x}\n", kCacheMagic, key, binary.size(), fnv1a(binary)) + binary;
 }
 
 // A cache entry holds the binary and what its entries resolved to: a line of JSON, then the bytes.
@@ -198,12 +222,13 @@ nlohmann::json run_resources(const std::string& backend, const CompileOutput& co
 
 }  // namespace
 
-std::optional<std::string> unseal_cache_entry(const std::string& entry) {
+std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key) {
   const size_t nl = entry.find('\n');
-  if (nl == std::string::npos || nl > 64) return std::nullopt;
-  char magic[8] = {};
+  if (nl == std::string::npos || nl > 96) return std::nullopt;
+  char magic[8] = {}, sealed_key[33] = {};
   unsigned long long size = 0, hash = 0;
-  if (std::sscanf(entry.substr(0, nl).c_str(), "%7s %llu %llx", magic, &size, &hash) != 3 || std::string(magic) != kCacheMagic)
+  if (std::sscanf(entry.substr(0, nl).c_str(), "%7s %32s %llu %llx", magic, sealed_key, &size, &hash) != 4 ||
+      std::string(magic) != kCacheMagic || sealed_key != key)
     return std::nullopt;
   std::string binary = entry.substr(nl + 1);
   if (binary.empty() || binary.size() != size || fnv1a(binary) != hash) return std::nullopt;
@@ -237,8 +262,8 @@ CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std:
     if (in) {
       std::stringstream ss;
       ss << in.rdbuf();
-      // A torn or altered entry (a full disk, a killed writer) is compiled again, never loaded.
-      if (auto entry = unseal_cache_entry(ss.str())) {
+      // A torn, altered or misplaced entry (a full disk, a killed writer, a copy) is compiled again, never loaded.
+      if (auto entry = unseal_cache_entry(ss.str(), key)) {
         if (auto out = cached_output(*entry)) return memory_[key] = std::move(*out);
       }
     }
@@ -250,7 +275,7 @@ CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std:
     if (!file.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);
-      write_file_atomic(file, seal_cache_entry(cache_entry(out)), nullptr);  // best effort: a cache that cannot be written only costs time
+      write_file_atomic(file, seal_cache_entry(key, cache_entry(out)), nullptr);  // best effort: a cache that cannot be written only costs time
     }
   }
   return out;
@@ -304,6 +329,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
                             dev.total_memory, total_bytes - dev.total_memory);
     return finish(r);
   }
+  if (over_worker_memory(plan, dev, total_bytes, r)) return finish(r);
 
   // Inputs in double, rounded to their dtype: exactly what the kernel will see.
   const auto t_inputs = Clock::now();
@@ -316,7 +342,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   for (const TensorPlan& t : plan.tensors) {
     ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
     if (t.role == Role::out) {
-      rt.data.assign(static_cast<size_t>(t.numel), std::nan(""));
+      arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
     } else {
       try {
         rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
@@ -466,6 +492,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
 
     const auto t_ref = Clock::now();
+    std::map<std::string, const double*> armed;  // where each output's guard was laid
+    for (const TensorPlan& t : plan.tensors)
+      if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
     try {
       (*reference)(ctx);
     } catch (const std::exception& e) {
@@ -478,6 +507,15 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       return finish(r);
     }
     r.timings.reference_ms = ms_since(t_ref);
+    for (const TensorPlan& t : plan.tensors) {
+      if (t.role != Role::out) continue;
+      const std::string breach = reference_guard_breach(ctx.tensors[t.name].data, armed[t.name], static_cast<size_t>(t.numel));
+      if (breach.empty()) continue;
+      r.status = Status::ERROR;
+      r.message = fmt::format("reference '{}' wrote past its output '{}' ({} elements): {}; the reference is wrong, not the kernel",
+                              job.reference, t.name, t.numel, breach);
+      return finish(r);
+    }
 
     const auto t_compare = Clock::now();
     bool pass = true;

@@ -45,9 +45,9 @@ class CompileCache {
 
 struct CaseJob;
 
-// The binary of a compile-cache file, or nothing when the file is torn, altered or of an older
-// format (it is then compiled again).
-std::optional<std::string> unseal_cache_entry(const std::string& entry);
+// The binary of a compile-cache file, or nothing when the file is torn, altered, of an older
+// format or sealed for another key (it is then compiled again).
+std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key);
 
 // Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
 // dead after this case (the result is CRASH).

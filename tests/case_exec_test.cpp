@@ -185,6 +185,21 @@ TEST_F(CaseExec, TensorsOverTheDeviceMemoryAreTooLarge) {
   EXPECT_NE(r.message.find("over by"), std::string::npos);
 }
 
+TEST_F(CaseExec, TensorsWhoseWorkerCopiesOverflowTheHostAreTooLarge) {
+  // The device would hold them; the worker's double copies would not fit this machine's memory.
+  be.kernels["copy"] = copy;
+  be.dev_.total_memory = int64_t{1} << 60;
+  be.dev_.host_memory = int64_t{1} << 30;
+  const CaseResult r = run(kernel("copy", {{"params", {{"n", int64_t{1} << 26}}}}));
+  EXPECT_EQ(r.status, Status::SKIP);
+  EXPECT_EQ(r.reason, "TOO_LARGE");
+  ASSERT_TRUE(r.limit);
+  EXPECT_NE(r.limit->what.find("host memory"), std::string::npos) << r.limit->what;
+  EXPECT_EQ(r.limit->requested, 2 * (int64_t{1} << 26) * 12);  // out and x: 8 bytes in double, 4 packed
+  EXPECT_EQ(r.limit->limit, int64_t{1} << 30);
+  EXPECT_NE(r.message.find("over by"), std::string::npos);
+}
+
 TEST_F(CaseExec, RefusedAllocationIsTooLarge) {
   be.kernels["copy"] = copy;
   be.refuse_alloc_over = 1000;
@@ -199,6 +214,14 @@ TEST_F(CaseExec, ThrowingReferenceIsAnErrorWithItsMessage) {
   const CaseResult r = run(kernel("copy", {{"reference", "known_bad_throws"}}));
   EXPECT_EQ(r.status, Status::ERROR);
   EXPECT_NE(r.message.find("this reference fails on purpose"), std::string::npos) << r.message;
+}
+
+TEST_F(CaseExec, AReferenceWritingPastItsOutputIsAnErrorOfTheReference) {
+  be.kernels["copy"] = copy;
+  const CaseResult r = run(kernel("copy", {{"reference", "known_bad_writes_past_output"}}));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("reference 'known_bad_writes_past_output' wrote past its output 'out'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("3 value(s) written past its end, the first 0 past it"), std::string::npos) << r.message;
 }
 
 TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
@@ -262,6 +285,24 @@ TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
     EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
     EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
   }
+}
+
+// Another key's whole, valid entry copied over this one's file is not taken for it.
+TEST(CompileCacheFile, AnEntrySwappedInFromAnotherKeyIsCompiledAgain) {
+  test::TempDir dir;
+  SimBackend be;
+  bool cached = true;
+  std::string key_a, key_b;
+  const CompileRequest a{"src a", "a.cu", {}, {"k"}}, b{"src b", "b.cu", {}, {"k"}};
+  CompileCache{dir.path()}.get(be, a, {}, &cached, &key_a);
+  CompileCache{dir.path()}.get(be, b, {}, &cached, &key_b);
+  ASSERT_NE(key_a, key_b);
+  std::filesystem::copy_file(dir.path() + "/" + key_b + ".bin", dir.path() + "/" + key_a + ".bin",
+                             std::filesystem::copy_options::overwrite_existing);
+  CompileCache{dir.path()}.get(be, a, {}, &cached);
+  EXPECT_FALSE(cached) << "b's entry under a's name must be compiled again";
+  CompileCache{dir.path()}.get(be, a, {}, &cached);
+  EXPECT_TRUE(cached) << "and a's own entry written back";
 }
 
 // A header beside the kernel is part of what was compiled: editing it compiles again.
