@@ -10,6 +10,7 @@
 #include "case_plan.h"
 #include "expectation.h"
 #include "interrupt.h"
+#include "orphans.h"
 #include "worker.h"
 #include "report.h"
 
@@ -41,6 +42,7 @@ bool worth_rerunning_alone(const CaseResult& r) {
 }  // namespace
 
 Runner::Runner(RunOptions opt) : opt_(std::move(opt)) {
+  adopt_orphans();  // what a worker's kernel leaves behind becomes ours to end
   if (opt_.devices.empty()) opt_.devices = {opt_.device};
   opt_.device = opt_.devices.front();
   opt_.jobs = std::max(opt_.jobs, 1);
@@ -182,6 +184,9 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   const size_t wanted = opt_.devices.size() * static_cast<size_t>(opt_.jobs);
   for (size_t t = 0; t < std::min(wanted, units.size()); ++t) threads.emplace_back(pool_thread, opt_.devices[t % opt_.devices.size()]);
   for (auto& t : threads) t.join();
+  // A kernel may have started a process that escaped its worker (fork + setsid): it ends with the run.
+  if (const int left = end_orphans(); left > 0)
+    fmt::print(stderr, "hkcheck: ended {} process(es) that a kernel started and left running\n", left);
 }
 
 }  // namespace hk

@@ -91,6 +91,19 @@ int main(int argc, char** argv) {
       r.status = hk::Status::FAIL;
       r.message = "fake: the real verdict";
     }
+    if (kernel == "escape") {  // leaves a process behind that left the worker's process group
+      if (fork() == 0) {
+        setsid();
+        if (const char* f = std::getenv("FAKE_WORKER_ESCAPE_FILE")) {
+          std::ofstream(std::string(f) + ".tmp") << getpid();
+          std::rename((std::string(f) + ".tmp").c_str(), f);  // whole, or not there
+        }
+        std::this_thread::sleep_for(std::chrono::hours(1));
+        _exit(0);
+      }
+      const char* f = std::getenv("FAKE_WORKER_ESCAPE_FILE");
+      for (int i = 0; f && i < 200 && !std::filesystem::exists(f); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     if (kernel == "close_protocol") {  // closes its protocol descriptor and carries on
       std::fclose(out);
       std::this_thread::sleep_for(std::chrono::hours(1));

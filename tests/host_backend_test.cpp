@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <csignal>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <fstream>
 #include <numeric>
 #include <vector>
 
 #include "backend.h"
 #include "backends/host/host_compiler.h"
+#include "test_util.h"
 
 namespace hk {
 namespace {
@@ -147,6 +153,42 @@ TEST_P(HostBackendTest, CompileErrorsPointAtTheKernelFile) {
 
 // A template explosion can make log lines of megabytes; they are reported like any other (the
 // log's clean-up once recursed per character of a line and could overflow the stack).
+// A compile whose process is killed (SIGKILL: nothing of its own runs) takes the compiler along.
+TEST(HostCompiler, ACompilerDiesWithTheProcessThatStartedIt) {
+  test::TempDir dir;
+  const std::string pid_file = dir.path() + "/pid";
+  const pid_t starter = fork();
+  if (starter == 0) {
+    host::run_command({"sh", "-c", "echo $$ > " + pid_file + ".tmp && mv " + pid_file + ".tmp " + pid_file + " && exec sleep 30"},
+                      dir.path() + "/log");
+    _exit(0);
+  }
+  std::string pid_text;
+  for (int i = 0; i < 500 && pid_text.empty(); ++i, usleep(10000)) pid_text = test::slurp(pid_file);
+  ASSERT_FALSE(pid_text.empty()) << "the command never started";
+  const pid_t compiler = std::stoi(pid_text);
+  kill(starter, SIGKILL);
+  waitpid(starter, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 300 && !(gone = test::process_gone(compiler)); ++i) usleep(10000);
+  EXPECT_TRUE(gone) << "the command outlived the process that started it";
+  if (!gone) kill(compiler, SIGKILL);
+}
+
+TEST(HostCompiler, FoldersOfDeadCompilesAreRemovedAndLiveOnesKept) {
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const auto tmp = std::filesystem::temp_directory_path();
+  const auto abandoned = tmp / ("hkcheck-host-" + std::to_string(dead) + "-test"), live = tmp / ("hkcheck-host-" + std::to_string(getpid()) + "-test");
+  std::filesystem::create_directories(abandoned / "sub");
+  std::filesystem::create_directories(live);
+  host::remove_abandoned_compile_folders();
+  EXPECT_FALSE(std::filesystem::exists(abandoned));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  std::filesystem::remove_all(live);
+}
+
 TEST(HostCompiler, AHugeCompileLogLineIsReported) {
   const std::string name(1 << 20, 'q');
   const auto be = open_backend("host", 0, HostOptions{"h100", 1});

@@ -27,13 +27,7 @@ int count_lines(const std::string& path) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
-// A process that has exited and been reaped, or is a zombie waiting for its new parent.
-bool gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
-}
+using test::process_gone;
 
 std::vector<pid_t> worker_pids(const std::string& dir) {
   std::vector<pid_t> pids;
@@ -106,7 +100,7 @@ TEST_F(Interrupt, SigintWritesEveryCaseLeavesNoWorkerAndResumeFinishes) {
     const ExitStatus st = run.wait();
     EXPECT_TRUE(st.exited && st.code == 130) << st.describe() << "\n" << run.output_tail(4000);
   }
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(process_gone(pid)) << "worker " << pid << " outlived hkcheck";
 
   const json r = results();
   EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
@@ -147,7 +141,7 @@ TEST_F(Interrupt, SecondSigintExitsAtOnceAndStillLeavesNoWorker) {
   const ExitStatus st = run.wait();
   EXPECT_TRUE(st.exited && st.code == 130) << st.describe();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG and the kill are asynchronous
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(process_gone(pid)) << "worker " << pid << " outlived hkcheck";
 }
 
 TEST_F(Interrupt, ResumeRefusesADifferentSeed) {
@@ -175,7 +169,7 @@ TEST_F(Interrupt, AKilledParentLeavesTheEarlierReportIntactAndResumeFinishes) {
   }
   EXPECT_EQ(slurp(out + "/test_results.json"), earlier) << "the earlier report must stay whole";
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG is asynchronous
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(process_gone(pid)) << "worker " << pid << " outlived hkcheck";
   Subprocess resume(hkcheck({"--resume", out}), 3);
   ASSERT_TRUE(resume.wait_for(std::chrono::seconds(20)));
   EXPECT_EQ(resume.wait().code, 0) << resume.output_tail(4000);

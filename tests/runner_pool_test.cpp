@@ -12,6 +12,7 @@
 
 #include "interrupt.h"
 #include "runner.h"
+#include "test_util.h"
 
 namespace hk {
 namespace {
@@ -146,6 +147,22 @@ TEST(RunnerPool, JobsRunWorkersSideBySide) {
   EXPECT_EQ(p.workers_started, 2u);
   for (size_t i = 0; i < p.results.size(); i += 2)
     EXPECT_EQ(p.results[i + 1].placement.position, p.results[i].placement.position + 1) << "a kernel's cases run in one worker, in order";
+}
+
+// A kernel that forks a process out of its worker's process group (setsid): the run ends it.
+TEST(RunnerPool, AProcessAKernelLeavesBehindEndsWithTheRun) {
+  test::TempDir dir;
+  const std::string escape_file = dir.path() + "/escaped";
+  setenv("FAKE_WORKER_ESCAPE_FILE", escape_file.c_str(), 1);
+  Pool p;
+  p.add("escape");
+  p.add("ok_a");
+  p.run(options());
+  unsetenv("FAKE_WORKER_ESCAPE_FILE");
+  const std::string pid_text = test::slurp(escape_file);
+  ASSERT_FALSE(pid_text.empty()) << "the fake kernel did not leave its process";
+  EXPECT_TRUE(test::process_gone(std::stoi(pid_text))) << "a process a kernel started outlived the run";
+  for (const CaseResult& r : p.results) EXPECT_EQ(r.status, Status::PASS) << r.message;
 }
 
 TEST(RunnerPool, DevicesEachGetTheirWorkers) {

@@ -1,7 +1,8 @@
 #include "backends/host/host_compiler.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,22 +32,61 @@ struct Ran {
   std::string output;
 };
 
-// Runs argv with stdout and stderr into one file, and waits.
+// argv[0] as execvp would find it, resolved before a fork (the child may not allocate).
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const size_t colon = dirs.find(':');
+    const std::string dir(dirs.substr(0, colon));
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return "";
+}
+
+// Runs argv with stdout and stderr into one file, and waits. The compiler dies with the thread
+// that started it (PR_SET_PDEATHSIG): a worker killed mid-compile, or a parent killed by SIGKILL,
+// leaves no compiler running. That takes fork, since posix_spawn cannot set it; the child makes
+// only async-signal-safe calls before exec, and the compiler uses no GPU.
 Ran run_capture(const std::vector<std::string>& argv, const std::string& log_path) {
   Ran r;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  const std::string program = find_program(argv.at(0));
+  if (program.empty()) {
+    r.output = fmt::format("cannot run '{}': not found in PATH", argv[0]);
+    return r;
+  }
+  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (log_fd < 0 || null_fd < 0) {
+    r.output = fmt::format("cannot open {} for the compiler's output: {}", log_path, std::strerror(errno));
+    if (log_fd >= 0) close(log_fd);
+    if (null_fd >= 0) close(null_fd);
+    return r;
+  }
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, cargv[0], &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    r.output = fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc));
+  sigset_t none;
+  sigemptyset(&none);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before the line above
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
+    execv(program.c_str(), cargv.data());
+    const char msg[] = "cannot execute the compiler\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(127);
+  }
+  close(log_fd), close(null_fd);
+  if (pid < 0) {
+    r.output = fmt::format("cannot run '{}': fork: {}", argv[0], std::strerror(errno));
     return r;
   }
   r.started = true;
@@ -81,10 +121,27 @@ std::string without_context_lines(const std::string& log) {
   return out;
 }
 
+}  // namespace
+
+// Each folder's name carries its process id; one whose process is dead is removed.
+void remove_abandoned_compile_folders() {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("hkcheck-host-", 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + 13, nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+}
+
+namespace {
+
 // A private folder that goes away with the compile.
 struct TempDir {
   TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "hkcheck-host-XXXXXX").string();
+    static const bool swept = (remove_abandoned_compile_folders(), true);  // once per process
+    (void)swept;
+    std::string tmpl = (fs::temp_directory_path() / fmt::format("hkcheck-host-{}-XXXXXX", getpid())).string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot create a temporary folder: {}", std::strerror(errno)));
     path = tmpl;
   }

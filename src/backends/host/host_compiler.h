@@ -24,9 +24,14 @@ struct CommandRun {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
 };
-// Runs argv with its output into log_path and waits. posix_spawn, never fork: the caller may
-// have loaded a GPU library.
+// Runs argv with its output into log_path and waits; the command is killed if the calling thread
+// dies first (PR_SET_PDEATHSIG). It forks: callers are the parent and host-backend workers, which
+// load no GPU library (a GPU worker compiles with NVRTC or hipRTC in-process).
 CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path);
+
+// Removes the temporary folders of host compiles whose process is gone (killed mid-compile).
+// The first compile of each process does it.
+void remove_abandoned_compile_folders();
 
 // The symbol stem of the i-th requested entry: the library exports hk_host_entry_<stem> and
 // hk_host_arity_<stem>. Entries are C++ expressions ("f<float, 4>"), so they are numbered.
