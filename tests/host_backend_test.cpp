@@ -38,12 +38,21 @@ HK_KERNEL void divergent_barrier(float* out) {
   if (threadIdx.x % HK_WARP_SIZE < HK_WARP_SIZE / 2) __syncthreads();
   else out[0] = hk::shfl_xor(1.0f, 1);
 }
+HK_KERNEL void two_barrier_sites(float* out) {
+  if (threadIdx.x < 64) {
+    out[1] = 1.0f;
+    __syncthreads();
+  } else {
+    __syncthreads();
+    out[2] = 2.0f;
+  }
+}
 )";
 
 struct HostBackendTest : ::testing::TestWithParam<const char*> {
   std::unique_ptr<Backend> be;
   void SetUp() override { be = open_backend("host", 0, HostOptions{GetParam(), 2}); }
-  CompileOutput compile() { return be->compile({kSource, "block_stats.cu", {}, {"block_stats", "divergent_barrier"}}); }
+  CompileOutput compile() { return be->compile({kSource, "block_stats.cu", {}, {"block_stats", "divergent_barrier", "two_barrier_sites"}}); }
   Backend::Kernel load(const std::string& entry) {
     const CompileOutput c = compile();
     EXPECT_TRUE(c.ok) << c.log;
@@ -89,6 +98,22 @@ TEST_P(HostBackendTest, ADivergentBarrierIsReportedNotHung) {
   } catch (const BackendError& e) {
     EXPECT_TRUE(e.sticky);
     EXPECT_NE(std::string(e.what()).find("barrier deadlock"), std::string::npos) << e.what();
+  }
+}
+
+// Every thread arrives at a __syncthreads, but at two different ones: undefined on a GPU.
+TEST_P(HostBackendTest, ThreadsAtTwoDifferentBarriersAreReported) {
+  Backend::Kernel k = load("two_barrier_sites");
+  uint64_t d = be->alloc(16);
+  void* args[] = {&d, nullptr};
+  try {
+    be->launch(k, {1, 1, 1}, {128, 1, 1}, 0, args);
+    FAIL() << "expected a divergent-barrier error";
+  } catch (const BackendError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("divergent barrier in block (0,0,0): 64 threads wait at the __syncthreads of block_stats.cu:"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("and 64 at the one of block_stats.cu:"), std::string::npos) << what;
   }
 }
 
@@ -199,6 +224,19 @@ TEST(HostCompiler, AHugeCompileLogLineIsReported) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, HostBackendTest, ::testing::Values("h100", "mi325x"));
+
+// A write far past an allocation faults at once, as an illegal address does on a GPU; the end
+// of the allocation itself (where the 256-byte guard pattern goes) is writable.
+TEST(HostBackend, AWriteFarPastAnAllocationFaults) {
+  const auto be = open_backend("host", 0, HostOptions{"h100", 1});
+  for (size_t bytes : {size_t{1}, size_t{100}, size_t{4096}, size_t{100000}}) {
+    char* p = reinterpret_cast<char*>(be->alloc(bytes));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u);
+    p[0] = 1, p[bytes - 1] = 1;
+    EXPECT_DEATH(p[bytes + 4096] = 1, "") << bytes << " bytes";
+    be->free(reinterpret_cast<uint64_t>(p));
+  }
+}
 
 TEST(HostBackend, DeclaresTheProfilesLimits) {
   const auto h100 = open_backend("host", 0, HostOptions{"h100", 1});

@@ -13,12 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "backend.h"
 #include "compiler.h"
 #include "backends/host/block_scheduler.h"
+#include "backends/host/guarded_memory.h"
 #include "backends/host/host_compiler.h"
 #include "host_profile.h"
 
@@ -120,7 +122,7 @@ class HostBackend final : public Backend {
 
   ~HostBackend() override {
     for (void* h : libraries_) dlclose(h);
-    for (void* p : allocations_) std::free(p);
+    for (const auto& [p, block] : allocations_) host::guarded_free(block);
   }
 
   const DeviceInfo& device() const override { return info_; }
@@ -172,20 +174,17 @@ class HostBackend final : public Backend {
   void allow_dynamic_shared(Kernel, int64_t) override {}
 
   uint64_t alloc(size_t bytes) override {
-    void* p = std::aligned_alloc(256, (std::max<size_t>(bytes, 1) + 255) / 256 * 256);
-    if (!p) throw BackendError(fmt::format("out of host memory allocating {} bytes", bytes), false);
-    allocations_.push_back(p);
-    return reinterpret_cast<uint64_t>(p);
+    const host::GuardedBlock block = host::guarded_alloc(bytes);
+    if (!block.data) throw BackendError(fmt::format("out of host memory allocating {} bytes", bytes), false);
+    allocations_[block.data] = block;
+    return reinterpret_cast<uint64_t>(block.data);
   }
 
   void free(uint64_t ptr) override {
-    void* p = reinterpret_cast<void*>(ptr);
-    for (auto it = allocations_.begin(); it != allocations_.end(); ++it)
-      if (*it == p) {
-        std::free(p);
-        allocations_.erase(it);
-        return;
-      }
+    const auto it = allocations_.find(reinterpret_cast<void*>(ptr));
+    if (it == allocations_.end()) return;
+    host::guarded_free(it->second);
+    allocations_.erase(it);
   }
 
   void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }
@@ -246,7 +245,7 @@ class HostBackend final : public Backend {
   DeviceInfo info_;
   std::vector<void*> libraries_;
   std::deque<LoadedKernel> kernels_;
-  std::vector<void*> allocations_;  // alloc and free come from the worker's one thread
+  std::map<void*, host::GuardedBlock> allocations_;  // alloc and free come from the worker's one thread
 };
 
 }  // namespace

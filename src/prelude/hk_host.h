@@ -51,7 +51,13 @@ extern "C" const struct hk_host_runtime* hk_host_rt;
 #define gridDim (hk_host_rt->current()->grid_dim)
 #define warpSize HK_HOST_WARP_SIZE
 
-inline void __syncthreads() { hk_host_rt->sync_block(); }
+// A macro, so that each __syncthreads of the source is a site of its own (its file and line), as
+// each is a barrier instruction of its own on a GPU; the compiler may duplicate or merge calls,
+// so a return address would not do.
+#define HK_HOST_STR2(x) #x
+#define HK_HOST_STR(x) HK_HOST_STR2(x)
+inline void hk_host_syncthreads_at(const char* site) { hk_host_rt->sync_block(site); }
+#define __syncthreads() hk_host_syncthreads_at(__FILE__ ":" HK_HOST_STR(__LINE__))
 inline void __syncwarp(unsigned long long = ~0ull) { hk_host_rt->sync_warp(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -22,7 +22,9 @@ struct hk_host_runtime {
   int abi_version;
   int warp_size;
   struct hk_host_thread* (*current)(void);
-  void (*sync_block)(void);  // __syncthreads: every live thread of the block arrives
+  // __syncthreads: every live thread of the block arrives, all at one site ("file:line": threads
+  // waiting at two different __syncthreads are reported, as undefined on a GPU)
+  void (*sync_block)(const char* site);
   void (*sync_warp)(void);   // __syncwarp: every live lane of the warp arrives
   // Every live lane offers a value; each gets the value offered by lane src, or its own when src
   // is not a lane of the warp.

@@ -1,5 +1,7 @@
 #include "backends/host/block_scheduler.h"
 
+#include <cstring>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -108,9 +110,33 @@ bool BlockScheduler::release_barriers() {
     else if (f.state != State::done) return false;
   }
   if (at_block == 0) return false;
+  check_one_barrier_site();
   for (Fiber& f : fibers_)
     if (f.state == State::at_block_barrier) f.state = State::runnable;
   return true;
+}
+
+// Every thread at a block barrier must be at the same __syncthreads: on a GPU, threads of one
+// block waiting at two different ones is undefined (it hangs, or they pass each other).
+void BlockScheduler::check_one_barrier_site() const {
+  const char* first = nullptr;
+  const char* other = nullptr;
+  int at_first = 0, elsewhere = 0;
+  for (const Fiber& f : fibers_) {
+    if (f.state != State::at_block_barrier) continue;
+    if (!first) first = f.barrier_site;
+    if (f.barrier_site == first || std::strcmp(f.barrier_site, first) == 0) {
+      ++at_first;
+    } else {
+      ++elsewhere;
+      other = f.barrier_site;
+    }
+  }
+  if (elsewhere == 0) return;
+  throw std::runtime_error(fmt::format(
+      "divergent barrier in block ({},{},{}): {} threads wait at the __syncthreads of {} and {} at the one of {}; on a GPU "
+      "this hangs or is undefined",
+      block_idx_.x, block_idx_.y, block_idx_.z, at_first, first, elsewhere, other));
 }
 
 void BlockScheduler::deadlock() const {
@@ -134,7 +160,10 @@ void BlockScheduler::yield(State waiting) {
 
 hk_host_thread* BlockScheduler::current() { return &static_cast<Fiber*>(tls_fiber)->thread; }
 
-void BlockScheduler::sync_block() { tls_scheduler->yield(State::at_block_barrier); }
+void BlockScheduler::sync_block(const char* site) {
+  static_cast<Fiber*>(tls_fiber)->barrier_site = site;
+  tls_scheduler->yield(State::at_block_barrier);
+}
 
 void BlockScheduler::sync_warp() { tls_scheduler->yield(State::at_warp_barrier); }
 

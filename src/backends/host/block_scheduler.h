@@ -39,17 +39,19 @@ class BlockScheduler {
     hk_host_thread thread;
     State state = State::runnable;
     int exchange_parity = 0;  // which of the two slot sets the next collective uses
+    const char* barrier_site = "";  // the __syncthreads it waits at ("file:line")
   };
 
   static void fiber_main();
   static hk_host_thread* current();
-  static void sync_block();
+  static void sync_block(const char* site);
   static void sync_warp();
   static uint64_t exchange(uint64_t value, int src_lane);
   static uint64_t ballot(int predicate);
   void yield(State waiting);
   bool release_barriers();
   [[noreturn]] void deadlock() const;
+  void check_one_barrier_site() const;
 
   int threads_, warp_size_, warps_;
   size_t stack_bytes_;

@@ -1,0 +1,21 @@
+// The host backend's "device" memory: each allocation ends against 64 KiB that may not be touched
+// (PROT_NONE), with a page before it. A write a little past a tensor lands in its 256-byte guard
+// pattern and is reported with its offsets, as on a GPU; one kilobytes past faults at once (a
+// CRASH, as an illegal address is on a GPU), instead of a quiet write into a neighbour.
+#pragma once
+
+#include <cstddef>
+
+namespace hk::host {
+
+struct GuardedBlock {
+  void* data = nullptr;  // 256-byte aligned; its rounded-up end touches the guard pages
+  void* base = nullptr;  // the whole mapping, guard pages included
+  size_t length = 0;
+};
+
+// nullptr data when the memory cannot be had.
+GuardedBlock guarded_alloc(size_t bytes);
+void guarded_free(const GuardedBlock& block);
+
+}  // namespace hk::host
