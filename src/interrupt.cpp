@@ -8,18 +8,25 @@ namespace hk {
 namespace {
 
 volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_signals_seen = 0;
 // Lock-free slots, so that the handler may read them.
 constexpr int kWorkerSlots = 1024;
 std::atomic<pid_t> g_workers[kWorkerSlots];
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 
+// The first signal asks the run to stop: running cases end, the rest are NOT_RUN, the reports
+// are written. The second kills the workers at once, and the reports are still written (a
+// `timeout` sends SIGTERM to the process and to its group: two signals at once). Only a third
+// ends the process on the spot, reports or not.
 void on_signal(int sig) {
-  if (g_signal != 0) {  // the second one: no more waiting
-    for (auto& w : g_workers)
-      if (const pid_t p = w.load(); p > 0) ::kill(-p, SIGKILL);
-    _exit(128 + sig);
+  g_signals_seen = g_signals_seen + 1;
+  if (g_signal == 0) {
+    g_signal = sig;
+    return;
   }
-  g_signal = sig;
+  for (auto& w : g_workers)
+    if (const pid_t p = w.load(); p > 0) ::kill(-p, SIGKILL);
+  if (g_signals_seen >= 3) _exit(128 + g_signal);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ void install_interrupt_handlers();
 // The signal that asked the run to stop, or 0.
 int interrupt_signal();
 
-// Process groups a second signal must kill before exiting: every running worker is registered
+// Process groups a second signal kills at once: every running worker is registered
 // while it runs (several at once with --jobs / --devices). Returns false when all slots are taken.
 bool add_running_worker(pid_t pgid);
 void remove_running_worker(pid_t pgid);

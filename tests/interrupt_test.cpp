@@ -131,7 +131,8 @@ TEST_F(Interrupt, SigintWritesEveryCaseLeavesNoWorkerAndResumeFinishes) {
   EXPECT_EQ(count_lines(out + "/results.jsonl"), 1 + kCases);
 }
 
-TEST_F(Interrupt, SecondSigintExitsAtOnceAndStillLeavesNoWorker) {
+// A second signal kills the workers at once; the reports are still written, every case in them.
+TEST_F(Interrupt, SecondSigintKillsTheWorkersAndStillWritesTheReports) {
   Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
   ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
   ::kill(run.pid(), SIGINT);
@@ -142,6 +143,23 @@ TEST_F(Interrupt, SecondSigintExitsAtOnceAndStillLeavesNoWorker) {
   EXPECT_TRUE(st.exited && st.code == 130) << st.describe();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG and the kill are asynchronous
   for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(process_gone(pid)) << "worker " << pid << " outlived hkcheck";
+  const json r = results();
+  EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
+  EXPECT_EQ(r["summary"]["total"], kCases) << r["summary"].dump();
+}
+
+// What coreutils `timeout` does: SIGTERM to the process, then to its process group.
+TEST_F(Interrupt, SigtermToTheProcessAndItsGroupStillWritesTheReports) {
+  Subprocess run(hkcheck({"--manifests", manifests, "--out", out}), 3);
+  ASSERT_TRUE(wait_for_cases(1)) << run.output_tail(4000);
+  ::kill(run.pid(), SIGTERM);
+  ::kill(-run.pid(), SIGTERM);
+  ASSERT_TRUE(run.wait_for(std::chrono::seconds(5)));
+  const ExitStatus st = run.wait();
+  EXPECT_TRUE(st.exited && st.code == 143) << st.describe();
+  const json r = results();
+  EXPECT_EQ(r["run"]["interrupted"], "SIGTERM");
+  EXPECT_EQ(r["summary"]["total"], kCases) << r["summary"].dump();
 }
 
 TEST_F(Interrupt, ResumeRefusesADifferentSeed) {
