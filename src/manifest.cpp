@@ -94,7 +94,11 @@ Params read_params(const json& v, const std::string& path) {
 
 ToleranceSpec read_tolerance(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected an object with atol, rtol, ulps; got {}", kind_of(v)));
-  check_keys(v, path, {"atol", "rtol", "ulps", "max_mismatch_fraction", "hard_ulps"});
+  check_keys(v, path, {"atol", "rtol", "ulps", "max_mismatch_fraction", "hard_ulps", "why"});
+  // "why" is for the manifest's reader (why this much error is right for this kernel); JSON has
+  // no comments, and a tolerance with no reason is the first thing a reviewer asks about.
+  if (v.contains("why") && (!v["why"].is_string() || v["why"].get<std::string>().empty()))
+    fail(path + "/why", "expected a non-empty string: the reason for this tolerance");
   ToleranceSpec t;
   auto get = [&](const char* key, std::optional<double>& out) {
     if (!v.contains(key)) return;

@@ -181,6 +181,18 @@ TEST_F(Fixture, CaseToleranceMustNameAnOutput) {
   EXPECT_NE(error_of(k).find("'x', which is not an output"), std::string::npos);
 }
 
+// A tolerance says why it is that loose: a sentence for the reviewer, never an empty one.
+TEST_F(Fixture, AToleranceMayGiveItsReasonAsText) {
+  json k = valid_kernel();
+  k["tensors"][1]["tolerance"]["why"] = "a 4096-long f32 dot product rounded to bf16";
+  const ManifestLoad m = load_kernels({k});
+  EXPECT_TRUE(m.errors.empty()) << (m.errors.empty() ? "" : m.errors[0]);
+  k["tensors"][1]["tolerance"]["why"] = "";
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/1/tolerance/why: expected a non-empty string"), std::string::npos);
+  k["tensors"][1]["tolerance"]["why"] = 3;
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/1/tolerance/why: expected a non-empty string"), std::string::npos);
+}
+
 TEST(SubstituteParams, ReplacesBothForms) {
   const Params p = {{"dtype", std::string("bf16")}, {"K", 4.0}};
   EXPECT_EQ(substitute_params("$dtype", p, ""), "bf16");
