@@ -416,7 +416,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
     // Every buffer sits between two guard regions; inputs are packed once and re-uploaded
     // before every launch, outputs re-poisoned, so each launch starts from the same bytes.
-    const std::vector<uint8_t> guard = guard_pattern();
+    std::vector<std::vector<uint8_t>> guard_before, guard_after;
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+      guard_before.push_back(guard_pattern(i, "before"));
+      guard_after.push_back(guard_pattern(i, "after"));
+    }
     std::vector<uint64_t> ptrs;
     std::vector<std::vector<uint8_t>> initial(plan.tensors.size());
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
@@ -460,9 +464,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     for (int launch = 1; launch <= launches; ++launch) {
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const size_t bytes = plan.tensors[i].bytes();
-        be.upload(ptrs[i] - kGuardBytes, guard.data(), kGuardBytes);
+        be.upload(ptrs[i] - kGuardBytes, guard_before[i].data(), kGuardBytes);
         be.upload(ptrs[i], initial[i].data(), bytes);
-        be.upload(ptrs[i] + bytes, guard.data(), kGuardBytes);
+        be.upload(ptrs[i] + bytes, guard_after[i].data(), kGuardBytes);
       }
       const auto t_kernel = Clock::now();
       be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
@@ -475,7 +479,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
         be.download(before.data(), ptrs[i] - kGuardBytes, kGuardBytes);
         be.download(after.data(), ptrs[i] + t.bytes(), kGuardBytes);
         // A guard touched in several launches is reported once, as the first launch saw it.
-        for (const auto& v : {check_guard(t.name, "before", before), check_guard(t.name, "after", after)}) {
+        for (const auto& v : {check_guard(t.name, "before", before, guard_before[i]), check_guard(t.name, "after", after, guard_after[i])}) {
           if (v && std::none_of(r.guards.begin(), r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
             r.guards.push_back(*v);
         }

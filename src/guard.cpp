@@ -4,13 +4,20 @@
 
 namespace hk {
 
-std::vector<uint8_t> guard_pattern() { return std::vector<uint8_t>(kGuardBytes, kGuardByte); }
+std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side) {
+  // An odd step per tensor keeps 256 consecutive tensors apart at every offset.
+  std::vector<uint8_t> p(kGuardBytes);
+  const size_t side_step = side == "after" ? 0x80 : 0;
+  for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<uint8_t>(kGuardByte ^ ((tensor * 0x35 + side_step + i * 0x0F) & 0xFF));
+  return p;
+}
 
-std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region) {
+std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region,
+                                          const std::vector<uint8_t>& pattern) {
   GuardViolation g{tensor, side, 0, 0, 0};
   const int64_t base = side == "before" ? -static_cast<int64_t>(region.size()) : 0;
   for (size_t i = 0; i < region.size(); ++i) {
-    if (region[i] == kGuardByte) continue;
+    if (i < pattern.size() && region[i] == pattern[i]) continue;
     const int64_t offset = base + static_cast<int64_t>(i);
     if (g.bytes == 0) g.first_offset = offset;
     g.last_offset = offset;

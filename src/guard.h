@@ -15,16 +15,20 @@ namespace hk {
 
 // A multiple of 256, so the tensor inside the allocation keeps the allocation's alignment.
 constexpr size_t kGuardBytes = 256;
-// Not a plausible float, half or small integer in any byte position, and different from the
-// output poison.
+// The pattern's base byte: not a plausible float, half or small integer, and not the output poison.
 constexpr uint8_t kGuardByte = 0xA7;
 
-// The bytes a guard region holds before a launch.
-std::vector<uint8_t> guard_pattern();
+// The bytes the guard region of the tensor-th buffer on side ("before" or "after") holds before a
+// launch. Each tensor's and side's pattern differs from every other's at every offset: a kernel
+// copying one element past the end of x into one past the end of out moves guard bytes onto guard
+// bytes, which a single pattern for all would hide.
+std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side);
 
-// Compares a guard region read back after the launch with the pattern. side: "before" reports
-// offsets from the buffer's start (-kGuardBytes .. -1), "after" from its end (0 .. kGuardBytes-1).
-std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region);
+// Compares a guard region read back after the launch with the pattern it was filled with. side:
+// "before" reports offsets from the buffer's start (-kGuardBytes .. -1), "after" from its end
+// (0 .. kGuardBytes-1).
+std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region,
+                                          const std::vector<uint8_t>& pattern);
 
 // "out: 4 bytes written after the end (offsets +0..+3)", for notes.
 std::string describe(const GuardViolation& g);

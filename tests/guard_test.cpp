@@ -9,15 +9,15 @@ namespace hk {
 namespace {
 
 TEST(Guard, UntouchedGuardIsClean) {
-  EXPECT_FALSE(check_guard("out", "before", guard_pattern()));
-  EXPECT_FALSE(check_guard("out", "after", guard_pattern()));
+  EXPECT_FALSE(check_guard("out", "before", guard_pattern(0, "before"), guard_pattern(0, "before")));
+  EXPECT_FALSE(check_guard("out", "after", guard_pattern(0, "after"), guard_pattern(0, "after")));
   EXPECT_EQ(kGuardBytes % 256, 0u) << "the tensor must keep the allocation's alignment";
 }
 
 TEST(Guard, WritePastTheEndGivesOffsetsFromTheEnd) {
-  std::vector<uint8_t> after = guard_pattern();
+  std::vector<uint8_t> after = guard_pattern(0, "after");
   for (int i = 0; i < 4; ++i) after[i] = 0;  // one f32 written at out[n]
-  const auto g = check_guard("out", "after", after);
+  const auto g = check_guard("out", "after", after, guard_pattern(0, "after"));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->tensor, "out");
   EXPECT_EQ(g->bytes, 4);
@@ -27,15 +27,29 @@ TEST(Guard, WritePastTheEndGivesOffsetsFromTheEnd) {
 }
 
 TEST(Guard, WriteBeforeTheStartGivesNegativeOffsets) {
-  std::vector<uint8_t> before = guard_pattern();
+  std::vector<uint8_t> before = guard_pattern(1, "before");
   before[kGuardBytes - 2] = 1;  // out[-1] of a 2-byte dtype
   before[kGuardBytes - 1] = 2;
   before[0] = 3;  // far before: counted too, and widens the range
-  const auto g = check_guard("x", "before", before);
+  const auto g = check_guard("x", "before", before, guard_pattern(1, "before"));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->bytes, 3);
   EXPECT_EQ(g->first_offset, -static_cast<int64_t>(kGuardBytes));
   EXPECT_EQ(g->last_offset, -1);
+}
+
+// `if (i <= n) out[i] = x[i]` copies x's first guard bytes after the end onto out's: with one
+// pattern for every buffer nothing would change. Every buffer and side has its own, at every offset.
+TEST(Guard, ACopyFromOneGuardIntoAnotherIsSeen) {
+  for (size_t a = 0; a < 8; ++a)
+    for (size_t b = 0; b < 8; ++b)
+      for (const char* sa : {"before", "after"})
+        for (const char* sb : {"before", "after"}) {
+          if (a == b && std::string(sa) == sb) continue;
+          const auto g = check_guard("out", sb, guard_pattern(a, sa), guard_pattern(b, sb));
+          ASSERT_TRUE(g) << a << sa << " vs " << b << sb;
+          EXPECT_EQ(g->bytes, static_cast<int64_t>(kGuardBytes)) << a << sa << " vs " << b << sb;
+        }
 }
 
 TEST(RepeatCompare, CountsDifferingElementsNotBytes) {
