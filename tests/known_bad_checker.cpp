@@ -23,6 +23,15 @@ const json& first_output(const json& c) {
   return c.contains("outputs") && !c["outputs"].empty() ? c["outputs"][0] : kNone;
 }
 
+// A LEAK: the case passes alone and fails after `after` ran in its worker.
+void check_leak(const json& c, const std::string& after, Problems& p) {
+  const json& leak = c.value("leak", json());
+  if (!leak.is_object() || leak.value("alone", "") != "PASS" || leak.value("in_worker", "") != "FAIL")
+    p.push_back("leak should say PASS alone and FAIL in the worker, got " + leak.dump());
+  else if (leak.at("after").empty() || leak.at("after").back() != after)
+    p.push_back("leak should name the case that ran before it, got " + leak.at("after").dump());
+}
+
 // Details per corpus kernel, beyond the status: they fail when a verdict is reached by accident.
 using DetailCheck = std::function<void(const json& c, Problems& p)>;
 const std::map<std::string, DetailCheck>& detail_checks() {
@@ -124,13 +133,30 @@ const std::map<std::string, DetailCheck>& detail_checks() {
          if (c.value("message", "").find("syntax_error.cu") == std::string::npos)
            p.push_back("message should carry the compiler's line in syntax_error.cu, got: " + c.value("message", ""));
        }},
-      {"kb_leaky_total",
+      {"kb_leaky_total", [](const json& c, Problems& p) { check_leak(c, "kb_leaky_total / first_in_worker", p); }},
+      {"kb_moe_sigmoid_top1_expert0",
        [](const json& c, Problems& p) {
-         const json& leak = c.value("leak", json());
-         if (!leak.is_object() || leak.value("alone", "") != "PASS" || leak.value("in_worker", "") != "FAIL")
-           p.push_back("leak should say PASS alone and FAIL in the worker, got " + leak.dump());
-         else if (leak.at("after").empty() || leak.at("after").back() != "kb_leaky_total / first_in_worker")
-           p.push_back("leak should name the case that ran before it, got " + leak.at("after").dump());
+         // Every id is 0: wrong for each token whose argmax is another expert. The weight is
+         // sigmoid(expert 0's logit): wrong on exactly those tokens, right where expert 0 wins
+         // (the logits are exact multiples of a power of two, so equal logits compare equal).
+         const json& ids = c.at("outputs").at(0);
+         const json& w = c.at("outputs").at(1);
+         const int64_t bad = ids.value("mismatches", int64_t{-1}), numel = ids.value("numel", int64_t{0});
+         if (bad <= 0 || bad >= numel) p.push_back(fmt::format("topk_ids: some but not all of {} should be wrong, got {}", numel, bad));
+         if (ids.value("unwritten", -1) != 0 || ids.at("worst").value("got", -1.0) != 0.0)
+           p.push_back("topk_ids should all be written, the wrong ones as 0, got " + ids.dump());
+         if (w.value("mismatches", int64_t{-1}) != bad)
+           p.push_back(fmt::format("topk_weights should be wrong on exactly the {} tokens whose id is wrong, got {}", bad,
+                                   w.value("mismatches", json()).dump()));
+       }},
+      {"kb_attention_state_leak",
+       [](const json& c, Problems& p) {
+         // The softmax denominators the first case leaves in a __device__ array are added onto by
+         // the next case of the same loaded program: every row written, finite, and wrong.
+         check_leak(c, "kb_attention_state_leak / first_in_worker", p);
+         const json& out = first_output(c);
+         if (out.value("unwritten", -1) != 0 || out.value("nonfinite", -1) != 0 || 2 * out.value("mismatches", 0) <= out.value("numel", 0))
+           p.push_back("out should be written and finite with most values wrong, got " + out.dump());
        }},
       {"fault_endless",
        [](const json& c, Problems& p) {
