@@ -221,6 +221,10 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   std::vector<std::string> argv = {cxx.path, "-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
                                    "-DHK_BACKEND_HOST=1", fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size),
                                    "-I", dir.path + "/include", "-include", "hk_host.h"};
+  // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
+  // across every library loaded in the worker: two builds of a file would share it. clang makes
+  // no such symbols and does not know the option.
+  if (cxx.version.find("clang") == std::string::npos) argv.push_back("-fno-gnu-unique");
   argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.so"});
   const Ran r = run_capture(argv, dir.path + "/compile.log");
