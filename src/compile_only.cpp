@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -100,7 +101,10 @@ void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
     r.reason = "HW_LIMIT";
     r.limit = LimitExceeded{fmt::format("threads per block on {} with {} registers per thread", t->arch, regs), item.max_block_threads, most};
   }
-  if (r.limit) r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
+  if (!r.limit) return;
+  // The source did compile: say so, with its figures, beside the limit it is over.
+  r.notes.push_back(r.message);
+  r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
 }
 
 // A compile worker for one target, started on first use and again after it dies.

@@ -56,6 +56,23 @@ TEST_F(CompileOnly, ACompilerThatAbortsCostsThatCompileOnly) {
   }
 }
 
+// 160,000 bytes of shared memory is over gfx90a's 64 KiB: HW_LIMIT, and the row still says that
+// the source compiled and what it needs.
+TEST_F(CompileOnly, AHardwareLimitStillSaysTheSourceCompiled) {
+  EXPECT_EQ(run({"--arch", "gfx90a,sm_90", "ff_fused_gated"}), 0);
+  for (const json& c : results()["cases"]) {
+    if (c["params"]["arch"] == "sm_90") {
+      EXPECT_EQ(c["status"], "PASS") << c.dump();
+      continue;
+    }
+    EXPECT_EQ(c["status"], "SKIP") << c.dump();
+    EXPECT_EQ(c["reason"], "HW_LIMIT") << c.dump();
+    EXPECT_NE(c["message"].get<std::string>().find("160000 over by 94464"), std::string::npos) << c.dump();
+    ASSERT_FALSE(c["notes"].empty()) << c.dump();
+    EXPECT_NE(c["notes"][0].get<std::string>().find("compiled with hipRTC"), std::string::npos) << c.dump();
+  }
+}
+
 #endif
 
 TEST_F(CompileOnly, UsageErrorsExitTwo) {
