@@ -133,6 +133,8 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
         if (!std::isfinite(t.init.fields[field]))
           throw PlanError(path + "/init/" + field, fmt::format("evaluates to {}: the inputs would not be numbers", t.init.fields[field]));
       }
+      if (t.init.kind == "values" && t.init.fields.size() != static_cast<size_t>(t.numel))
+        throw PlanError(path + "/init/values", fmt::format("lists {} value(s) for a tensor of {} element(s)", t.init.fields.size(), t.numel));
       if (t.init.kind == "int" && std::ceil(t.init.fields["low"]) > std::floor(t.init.fields["high"]))
         throw PlanError(path + "/init", fmt::format("int generator: no integer between low {} and high {}", t.init.fields["low"], t.init.fields["high"]));
     }

@@ -1,9 +1,11 @@
 #include "generator.h"
 
 #include <cmath>
+#include <fmt/format.h>
 #include <functional>
 #include <stdexcept>
 
+#include "manifest.h"
 #include "parallel_for.h"
 
 namespace hk {
@@ -103,6 +105,12 @@ std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
     for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
       const int64_t j = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(i + 1));
       std::swap(v[i], v[j]);
+    }
+  } else if (g.kind == "values") {
+    for (int64_t i = 0; i < n; ++i) {
+      const auto it = g.fields.find(values_field(static_cast<size_t>(i)));
+      if (it == g.fields.end()) throw std::runtime_error(fmt::format("generator values: no value for element {}", i));
+      v[i] = it->second;
     }
   } else {
     throw std::runtime_error("unknown generator kind '" + g.kind + "'");

@@ -166,13 +166,19 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
   g.kind = need_string(v, "kind", path);
   static const std::map<std::string, std::vector<std::string>> kFields = {
       {"normal", {"mean", "std"}},     {"uniform", {"low", "high"}},    {"int", {"low", "high"}},
-      {"arange", {"start", "step", "mod"}}, {"constant", {"value"}}, {"permutation", {"start", "step"}},
+      {"arange", {"start", "step", "mod"}}, {"constant", {"value"}}, {"permutation", {"start", "step"}}, {"values", {"values"}},
   };
   const auto it = kFields.find(g.kind);
   if (it == kFields.end())
-    fail(path + "/kind", "unknown generator '" + g.kind + "' (expected normal, uniform, int, arange, constant or permutation)");
+    fail(path + "/kind", "unknown generator '" + g.kind + "' (expected normal, uniform, int, arange, constant, permutation or values)");
   for (auto f = v.begin(); f != v.end(); ++f) {
     if (f.key() == "kind") continue;
+    if (g.kind == "values" && f.key() == "values") {  // each element becomes the field "values.<i>"
+      if (!f->is_array() || f->empty() || f->size() > kMaxGeneratorValues)
+        fail(path + "/values", fmt::format("expected a list of 1 to {} numbers or expressions, one per element", kMaxGeneratorValues));
+      for (size_t i = 0; i < f->size(); ++i) g.fields[values_field(i)] = expr_text((*f)[i], fmt::format("{}/values/{}", path, i));
+      continue;
+    }
     if (std::find(it->second.begin(), it->second.end(), f.key()) == it->second.end())
       fail(path + "/" + f.key(), "unknown field for generator '" + g.kind + "'");
     g.fields[f.key()] = expr_text(*f, path + "/" + f.key());
@@ -180,6 +186,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
   if ((g.kind == "int" && (!g.fields.count("low") || !g.fields.count("high"))))
     fail(path, "generator 'int' needs both 'low' and 'high'");
   if (g.kind == "constant" && !g.fields.count("value")) fail(path + "/value", "required field is missing");
+  if (g.kind == "values" && !g.fields.count(values_field(0))) fail(path + "/values", "required field is missing");
   return g;
 }
 

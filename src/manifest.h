@@ -26,8 +26,13 @@ struct ToleranceSpec {
 };
 
 
+// The "values" generator lists one value per element (cu_seqlens [0, 5, 130], say); element i is
+// its field "values.<i>". A longer list belongs in a file of its own, not a manifest.
+constexpr size_t kMaxGeneratorValues = 65536;
+inline std::string values_field(size_t i) { return "values." + std::to_string(i); }
+
 struct GeneratorSpec {
-  std::string kind;                           // normal uniform int arange constant permutation
+  std::string kind;                           // normal uniform int arange constant permutation values
   std::map<std::string, std::string> fields;  // field -> expression text
 };
 

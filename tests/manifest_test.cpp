@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case_plan.h"
+#include "generator.h"
 #include "test_util.h"
 
 namespace hk {
@@ -191,6 +192,24 @@ TEST_F(Fixture, AToleranceMayGiveItsReasonAsText) {
   EXPECT_NE(error_of(k).find("/kernels/0/tensors/1/tolerance/why: expected a non-empty string"), std::string::npos);
   k["tensors"][1]["tolerance"]["why"] = 3;
   EXPECT_NE(error_of(k).find("/kernels/0/tensors/1/tolerance/why: expected a non-empty string"), std::string::npos);
+}
+
+// Offsets such as cu_seqlens [0, 5, 130] are no arange: "values" lists them, one per element,
+// each an expression of the params.
+TEST_F(Fixture, AValuesGeneratorListsEveryElement) {
+  json k = valid_kernel();
+  k["tensors"][0]["shape"] = json::array({3});
+  k["tensors"][0]["init"] = json::parse(R"({"kind": "values", "values": [0, 5, "n + 123"]})");
+  k["cases"] = json::parse(R"([{"name": "a", "params": {"n": 7}}])");
+  const ManifestLoad m = load_kernels({k});
+  ASSERT_TRUE(m.errors.empty()) << m.errors[0];
+  const CasePlan p = plan_case(m.kernels[0], m.kernels[0].cases[0]);
+  EXPECT_EQ(generate(p.tensors[0].init, 3, 1), (std::vector<double>{0, 5, 130}));
+
+  k["tensors"][0]["shape"] = json::array({4});  // one value short: an error of the file, naming the field
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init/values: case 'a': lists 3 value(s) for a tensor of 4 element(s)"), std::string::npos);
+  k["tensors"][0]["init"] = json::parse(R"({"kind": "values", "values": []})");
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init/values: expected a list of 1 to"), std::string::npos);
 }
 
 TEST(SubstituteParams, ReplacesBothForms) {
