@@ -1,0 +1,59 @@
+// CPU reference for kernels/attention_bwd/ (flash_attn_bwd, mha_fused_bwd, mha_onekernel_bwd):
+// the attention backward with the given out and lse, in double precision. Layouts: q/out/dout
+// [B, Sq, Hq, D], k/v [B, Sk, Hkv, D], lse [B, Hq, Sq]; dq/dk/dv like q/k/v. Bottom-right causal.
+// For a visible (i, j): P = exp(scale q_i·k_j - lse_i), dP = dout_i·v_j, delta_i = dout_i·out_i,
+// dS = P (dP - delta_i); dv_j += P dout_i, dk_j += scale dS q_i, dq_i += scale dS k_j.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "reference.h"
+
+namespace {
+
+using hk::ref::Context;
+
+int I(Context& ctx, const char* n) { return static_cast<int>(ctx.integer(n)); }
+
+void attention_bwd(Context& ctx) {
+  const int B = I(ctx, "B"), Sq = I(ctx, "Sq"), Sk = I(ctx, "Sk"), Hq = I(ctx, "Hq"),
+            Hkv = I(ctx, "Hkv"), D = I(ctx, "D"), G = Hq / Hkv;
+  const bool causal = ctx.integer("causal") != 0;
+  const float s32 = static_cast<float>(ctx.num("scale"));
+  const double scale = s32 > 0.f ? s32 : static_cast<double>(1.f / std::sqrt(static_cast<float>(D)));
+  const double *q = ctx.tensor("q").data.data(), *k = ctx.tensor("k").data.data(),
+               *v = ctx.tensor("v").data.data(), *o = ctx.tensor("out").data.data(),
+               *go = ctx.tensor("dout").data.data(), *lse = ctx.tensor("lse").data.data();
+  auto& dq = ctx.tensor("dq").data;
+  auto& dk = ctx.tensor("dk").data;
+  auto& dv = ctx.tensor("dv").data;
+  std::fill(dq.begin(), dq.end(), 0.0);
+  std::fill(dk.begin(), dk.end(), 0.0);
+  std::fill(dv.begin(), dv.end(), 0.0);
+  auto qo = [&](int b, int i, int h) { return (((long long)b * Sq + i) * Hq + h) * D; };
+  auto ko = [&](int b, int j, int h) { return (((long long)b * Sk + j) * Hkv + h) * D; };
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < Hq; ++h)
+      for (int i = 0; i < Sq; ++i) {
+        const long long qi = qo(b, i, h);
+        double delta = 0.0;
+        for (int d = 0; d < D; ++d) delta += go[qi + d] * o[qi + d];
+        const int hi = causal ? std::max(0, std::min(Sk, i + Sk - Sq + 1)) : Sk;
+        const double l = lse[((long long)b * Hq + h) * Sq + i];
+        for (int j = 0; j < hi; ++j) {
+          const long long kj = ko(b, j, h / G);
+          double s = 0.0, dp = 0.0;
+          for (int d = 0; d < D; ++d) s += q[qi + d] * k[kj + d], dp += go[qi + d] * v[kj + d];
+          const double p = std::exp(s * scale - l), ds = p * (dp - delta);
+          for (int d = 0; d < D; ++d) {
+            dv[kj + d] += p * go[qi + d];
+            dk[kj + d] += scale * ds * q[qi + d];
+            dq[qi + d] += scale * ds * k[kj + d];
+          }
+        }
+      }
+}
+
+}  // namespace
+
+HK_REFERENCE(attn_bwd_ref) { attention_bwd(ctx); }
