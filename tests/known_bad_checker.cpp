@@ -149,6 +149,19 @@ const std::map<std::string, DetailCheck>& detail_checks() {
            p.push_back(fmt::format("topk_weights should be wrong on exactly the {} tokens whose id is wrong, got {}", bad,
                                    w.value("mismatches", json()).dump()));
        }},
+      {"kb_solve_tril_no_identity",
+       [](const json& c, Problems& p) {
+         // The diagonal of X = (I + A)^-1 starts at 0, so the inverse comes out 0: the first
+         // mismatch is Ai[0, 0, 0], token 0's own diagonal (0 where 1 is expected); every diagonal
+         // element (81 tokens x 2 heads) is wrong, nothing outside the chunks' lower triangles (1250).
+         const json& out = first_output(c);
+         const json& fm = out.value("first_mismatch", json());
+         if (fm.is_null() || fm.at("index") != json::array({0, 0, 0}) || fm.at("got") != 0.0 || fm.at("expected") != 1.0)
+           p.push_back("first mismatch should be the diagonal Ai[0, 0, 0], 0 where 1 is expected, got " + fm.dump());
+         const int64_t bad = out.value("mismatches", int64_t{-1});
+         if (bad < 162 || bad > 1250 || out.value("unwritten", -1) != 0 || out.value("nonfinite", -1) != 0)
+           p.push_back(fmt::format("162..1250 elements should be wrong (the diagonals, at most the lower triangles), all written and finite; got {}", out.dump()));
+       }},
       {"kb_attention_state_leak",
        [](const json& c, Problems& p) {
          // The softmax denominators the first case leaves in a __device__ array are added onto by
