@@ -40,9 +40,12 @@ CLI::Validator timeout_check() {
 void add_selection(CLI::App& app, SelectionSettings& s) {
   app.add_option("kernels", s.patterns,
                  "Kernel names or shell globs (e.g. rmsnorm 'activation*'), or kernel/case globs ('rmsnorm/*f16*'); none means all");
+  // One pattern per -k / --exclude: `-k M=7 rmsnorm` must leave rmsnorm to the kernel names.
   app.add_option("-k", s.case_patterns,
-                 "Run only the cases whose id, kernel/case, matches: a glob when it has * ? or [, else a substring (repeat: any)");
-  app.add_option("--exclude", s.excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)");
+                 "Run only the cases whose id, kernel/case, matches: a glob when it has * ? or [, else a substring (repeat: any)")
+      ->allow_extra_args(false);
+  app.add_option("--exclude", s.excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)")
+      ->allow_extra_args(false);
   app.add_option("--last-failed", s.last_failed,
                  "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
   app.add_option("--shard", s.shard,
