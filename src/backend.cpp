@@ -61,16 +61,18 @@ std::vector<std::string> base_compile_options(const std::string& backend, const 
 }
 
 const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& backend) {
-  // "cuda" adds the standard headers NVRTC lacks, "host" what CUDA's headers mean on a CPU.
+  // "cuda" adds the standard headers NVRTC lacks, "host" what CUDA's and HIP's headers mean on a
+  // CPU, "hip5" the headers ROCm 5's hipRTC lacks or cannot take from the system.
   auto build = [](const char* own_set) {
     std::vector<std::pair<std::string, std::string>> headers;
     for (const EmbeddedPreludeFile& f : kPreludeFiles)
       if (std::string(f.set) == "common" || (own_set && std::string(f.set) == own_set)) headers.emplace_back(f.name, f.text);
     return headers;
   };
-  static const auto common = build(nullptr), cuda = build("nvrtc"), host = build("host");
+  static const auto common = build(nullptr), cuda = build("nvrtc"), host = build("host"), hip5 = build("hiprtc5");
   if (backend == "cuda") return cuda;
   if (backend == "host") return host;
+  if (backend == "hip5") return hip5;
   return common;
 }
 

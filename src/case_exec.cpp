@@ -248,7 +248,9 @@ CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std:
   // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
   std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n" +
                          std::to_string(be.device().warp_size) + "\n";
-  for (const auto& [n, text] : prelude_headers(be.device().backend)) key_text += n + "\n" + text + "\n";
+  // For HIP, ROCm 5's stand-ins too: they are a superset of what either hipRTC gets.
+  const std::string headers = be.device().backend == "hip" ? "hip5" : be.device().backend;
+  for (const auto& [n, text] : prelude_headers(headers)) key_text += n + "\n" + text + "\n";
   for (const auto& o : q.options) key_text += o + "\n";
   for (const auto& e : q.entries) key_text += "entry " + e + "\n";
   key_text += header_fingerprint(header_dirs) + "\n" + q.source_name + "\n" + q.source;

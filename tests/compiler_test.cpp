@@ -90,6 +90,50 @@ extern "C" __global__ void plain(float* y) { y[0] = std::sqrt(2.0f); }
 }
 #endif
 
+#ifdef HKCHECK_WITH_HIP
+// A kernel file as HIP authors write it: HIP's own headers, bf16, standard limits, HIP's dynamic
+// shared memory macro, mask-less warp functions, 64-bit ballots, templates by name.
+TEST(Compiler, HiprtcCompilesPlainHipWithItsHeadersAndFindsTemplatesByName) {
+  std::string why;
+  auto c = open_or_skip("hip", "gfx90a", &why);
+#ifdef HKCHECK_REQUIRE_ALL_BACKENDS
+  ASSERT_TRUE(c) << why;
+#else
+  if (!c) GTEST_SKIP() << why;
+#endif
+  const std::string source = R"(#include <hip/hip_runtime.h>
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bfloat16.h>
+#include <cstdint>
+#include <climits>
+#include <cfloat>
+#include <cassert>
+#include <cmath>
+template <typename T, int Block> __global__ void __launch_bounds__(Block) row_max(float* out, const T* x, int64_t n) {
+  HIP_DYNAMIC_SHARED(float, partial)
+  float v = -FLT_MAX;
+  for (int64_t i = threadIdx.x; i < n; i += Block) v = fmaxf(v, static_cast<float>(x[i]));
+  for (int o = warpSize / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor(v, o));
+  const unsigned long long lanes = __ballot(v > 0.f);
+  if (__lane_id() == 0) partial[threadIdx.x / warpSize] = v + (lanes == 0 ? 0.f : 0.f);
+  __syncthreads();
+  assert(INT_MAX > 0 && INT64_MAX > 0);
+  if (threadIdx.x == 0) out[0] = __builtin_amdgcn_readfirstlane(partial[0]);
+}
+extern "C" __global__ void bf16_scale(__hip_bfloat16* y, const __hip_bfloat16* x, hip_bfloat16* z, __half* h) {
+  y[0] = __float2bfloat16(__bfloat162float(x[0]) * 2.f) + x[1];
+  z[0] = hip_bfloat16(float(z[0]) * 3.f);
+  h[0] = __float2half(__half2float(h[0]) + 1.f);
+}
+)";
+  const CompileOutput out = c->compile({source, "plain.hip", {}, {"row_max<__hip_bfloat16, 256>", "bf16_scale"}});
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_EQ(out.symbols.at("bf16_scale"), "bf16_scale");
+  EXPECT_EQ(out.symbols.at("row_max<__hip_bfloat16, 256>").rfind("_Z", 0), 0u) << "a mangled C++ name";
+}
+#endif
+
 TEST(Compiler, AnUnknownBackendIsUnavailable) { EXPECT_THROW(open_compiler("opencl", "x"), BackendUnavailable); }
 
 }  // namespace

@@ -8,31 +8,11 @@
 #include <cstring>
 #include <vector>
 
-#include "backend.h"
 #include "dtype.h"
+#include "host_subset_fixture.h"
 
 namespace hk {
 namespace {
-
-struct HostSubset : ::testing::TestWithParam<const char*> {
-  std::unique_ptr<Backend> be;
-  void SetUp() override { be = open_backend("host", 0, HostOptions{GetParam(), 2}); }
-  Backend::Kernel kernel(const std::string& source, const std::string& entry) {
-    const CompileOutput c = be->compile({source, "subset.cu", {}, {entry}});
-    EXPECT_TRUE(c.ok) << c.log;
-    return c.ok ? be->load(c.binary, c.symbols.at(entry)) : nullptr;
-  }
-  template <typename T> uint64_t upload(const std::vector<T>& v) {
-    const uint64_t d = be->alloc(v.size() * sizeof(T));
-    be->upload(d, v.data(), v.size() * sizeof(T));
-    return d;
-  }
-  template <typename T> std::vector<T> download(uint64_t d, size_t n) {
-    std::vector<T> v(n);
-    be->download(v.data(), d, n * sizeof(T));
-    return v;
-  }
-};
 
 // Every float whose bits are a 16-bit value and the midpoints between neighbours, converted on
 // the "device" and compared with hkcheck's own rounding.

@@ -11,11 +11,13 @@
 namespace hk {
 namespace {
 
-std::unique_ptr<DynLib> open_hiprtc_library() {
+// The library, and whether it is ROCm 5's hipRTC (inside libamdhip64), whose built-in headers
+// lack what ROCm 6's have and clash with the system's HIP headers.
+std::pair<std::unique_ptr<DynLib>, bool> open_hiprtc_library() {
   try {
-    return DynLib::open({"libhiprtc.so", "libhiprtc.so.6", "/opt/rocm/lib/libhiprtc.so"});
+    return {DynLib::open({"libhiprtc.so", "libhiprtc.so.6", "/opt/rocm/lib/libhiprtc.so"}), false};
   } catch (const BackendUnavailable&) {  // ROCm 5: hipRTC is part of libamdhip64
-    return DynLib::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"});
+    return {DynLib::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"}), true};
   }
 }
 
@@ -28,6 +30,13 @@ std::string name_the_source(std::string log, const std::string& source_name) {
     while (start > 0 && log[start - 1] != '\n' && log[start - 1] != ' ' && log[start - 1] != '\'') --start;
     log.replace(start, at + kCopy.size() - start, source_name);
     at = start + source_name.size();
+  }
+  // Headers handed over in memory sit in comgr's temporary folder: name them as hkcheck's.
+  static const std::string kIncludes = "/include/";
+  for (size_t at = log.find("/tmp/comgr-"); at != std::string::npos; at = log.find("/tmp/comgr-", at)) {
+    const size_t inc = log.find(kIncludes, at);
+    if (inc == std::string::npos || log.find_first_of(" \n", at) < inc) break;
+    log.replace(at, inc + kIncludes.size() - at, "hkcheck's ");
   }
   return log;
 }
@@ -57,7 +66,15 @@ struct HiprtcApi {
 }  // namespace
 
 std::unique_ptr<Compiler> open_hiprtc_compiler(const std::string& arch) {
-  return std::make_unique<RtcCompiler<HiprtcApi>>(arch, open_hiprtc_library());
+  auto [lib, rocm5] = open_hiprtc_library();
+  auto c = std::make_unique<RtcCompiler<HiprtcApi>>(arch, std::move(lib));
+  // ROCm 5's hipRTC: stand-ins for <hip/hip_bf16.h>, <climits>, ... (src/prelude/hiprtc5/), and
+  // HIP_DYNAMIC_SHARED, which its built-in hip_runtime.h leaves out.
+  if (rocm5) {
+    c->set_header_set("hip5");
+    c->set_extra_options({"-include", "hk_hiprtc5.h"});
+  }
+  return c;
 }
 
 }  // namespace hk

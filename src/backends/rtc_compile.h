@@ -18,9 +18,10 @@
 namespace hk {
 
 template <class Api>
-CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_options, const CompileRequest& q) {
+CompileOutput rtc_compile(const Api& api, const std::vector<std::string>& base_options, const std::string& header_set,
+                          const CompileRequest& q) {
   std::vector<const char*> header_src, header_names;
-  for (const auto& [name, text] : prelude_headers(Api::kBackend)) {
+  for (const auto& [name, text] : prelude_headers(header_set)) {
     header_names.push_back(name.c_str());
     header_src.push_back(text.c_str());
   }
@@ -128,13 +129,16 @@ class RtcCompiler final : public Compiler {
   CompileOutput compile(const CompileRequest& q) override {
     std::vector<std::string> base = base_compile_options(Api::kBackend, arch_);
     base.insert(base.end(), extra_options_.begin(), extra_options_.end());
-    CompileOutput out = rtc_compile(fns_, base, q);
+    CompileOutput out = rtc_compile(fns_, base, header_set_, q);
     out.log = Api::tidy_log(out.log, q.source_name);
     return out;
   }
 
   // Options every compile gets after the base ones: the vendor's own header folders.
   void set_extra_options(std::vector<std::string> o) { extra_options_ = std::move(o); }
+  // The prelude headers handed over in memory (prelude_headers): the backend's, unless this
+  // compiler needs stand-ins of its own.
+  void set_header_set(std::string s) { header_set_ = std::move(s); }
 
  private:
   std::string arch_;
@@ -142,6 +146,7 @@ class RtcCompiler final : public Compiler {
   RtcFunctions<Api> fns_;
   std::string version_;
   std::vector<std::string> extra_options_;
+  std::string header_set_ = Api::kBackend;
 };
 
 }  // namespace hk

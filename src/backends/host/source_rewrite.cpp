@@ -1,7 +1,9 @@
 #include "backends/host/source_rewrite.h"
 
+#include <cctype>
 #include <fmt/format.h>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -35,6 +37,28 @@ std::vector<std::string> code_lines(const std::string& source) {
   return out;
 }
 
+// The AMD built-ins the host prelude emulates exactly (prelude/host/hip/hip_runtime.h); any other
+// is refused on its own line, with the reason, instead of as an undeclared name.
+const std::set<std::string>& emulated_amdgcn() {
+  static const std::set<std::string> kNames = {
+      "readfirstlane", "ds_bpermute",    "mbcnt_lo",         "mbcnt_hi",         "wave_barrier",     "fence",
+      "s_barrier",     "s_sleep",        "workitem_id_x",    "workitem_id_y",    "workitem_id_z",    "workgroup_id_x",
+      "workgroup_id_y", "workgroup_id_z"};
+  return kNames;
+}
+
+// The first AMD built-in of a line the host cannot run, or "".
+std::string unemulated_amdgcn(const std::string& code) {
+  static const std::string kPrefix = "__builtin_amdgcn_";
+  for (size_t at = code.find(kPrefix); at != std::string::npos; at = code.find(kPrefix, at + 1)) {
+    size_t end = at + kPrefix.size();
+    while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) ++end;
+    const std::string name = code.substr(at + kPrefix.size(), end - at - kPrefix.size());
+    if (!emulated_amdgcn().count(name)) return kPrefix + name;
+  }
+  return "";
+}
+
 }  // namespace
 
 HostSource rewrite_for_host(const std::string& source) {
@@ -51,7 +75,11 @@ HostSource rewrite_for_host(const std::string& source) {
   for (std::string line; std::getline(in, line); ++n) {
     const std::string& c = code[n];
     std::smatch m;
-    if (c.size() <= 4096 && std::regex_search(c, m, asm_re)) {
+    if (const std::string amd = unemulated_amdgcn(c); !amd.empty()) {
+      const bool mfma = amd.find("mfma") != std::string::npos || amd.find("smfmac") != std::string::npos;
+      line = fmt::format("#error \"{} ({}) cannot run on the hkcheck host backend: mark the kernel \\\"gpu_only\\\" in its manifest\"",
+                         amd, mfma ? "a matrix-core instruction" : "an AMD GPU built-in");
+    } else if (c.size() <= 4096 && std::regex_search(c, m, asm_re)) {
       line = "#error \"inline assembly (asm) cannot run on the hkcheck host backend: mark the kernel \\\"gpu_only\\\" in its manifest\"";
     } else if (c.size() <= 4096 && std::regex_search(c, m, tensor_core_re)) {
       line = "#error \"tensor-core instructions (wmma, mma) cannot run on the hkcheck host backend: mark the kernel \\\"gpu_only\\\"\"";

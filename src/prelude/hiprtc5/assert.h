@@ -1,0 +1,3 @@
+// <assert.h> for ROCm 5's hipRTC: as <cassert>.
+#pragma once
+#include "cassert"

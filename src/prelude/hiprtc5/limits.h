@@ -1,0 +1,3 @@
+// <limits.h> for ROCm 5's hipRTC: as <climits>.
+#pragma once
+#include "climits"

@@ -1,0 +1,3 @@
+// <stdint.h> for ROCm 5's hipRTC: as <cstdint>.
+#pragma once
+#include "cstdint"

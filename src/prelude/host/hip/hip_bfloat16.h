@@ -1,0 +1,3 @@
+// <hip/hip_bfloat16.h> on the host backend: the 16-bit types come with hip_runtime.h.
+#pragma once
+#include "hip/hip_runtime.h"

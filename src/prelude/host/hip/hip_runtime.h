@@ -1,0 +1,88 @@
+// <hip/hip_runtime.h> on the host backend: HIP's device dialect over the host one (hk_host.h is
+// included before every kernel). What AMD's headers add to CUDA's: warp functions without a
+// mask, 64-bit ballots, the few AMD built-ins simple enough to emulate exactly, HIP's
+// spellings of dynamic shared memory and of the 16-bit types. Host API calls are not available;
+// other __builtin_amdgcn_* calls are refused, with a message, when the source is read.
+#pragma once
+
+#include "hk_host_half.h"
+
+// hipRTC defines it, and so does the host backend: `#ifndef __HIPCC_RTC__` keeps a kernel file's
+// host code (hipLaunchKernelGGL, hipMalloc) out of both.
+#ifndef __HIPCC_RTC__
+#define __HIPCC_RTC__ 1
+#endif
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+
+// A width beyond the warp is undefined on a GPU of that warp size: it is clamped to the warp,
+// so a kernel that assumes 64 lanes under 32 reads its own value (and gets the wrong answer a
+// GPU would give) instead of a lane that does not exist.
+inline int hk_host_shfl_width(int width) { return width < warpSize ? width : warpSize; }
+template <typename T> inline T __shfl(T v, int src, int width = warpSize) {
+  return __shfl_sync(~0ull, v, src, hk_host_shfl_width(width));
+}
+template <typename T> inline T __shfl_xor(T v, int lane_mask, int width = warpSize) {
+  return __shfl_xor_sync(~0ull, v, lane_mask, hk_host_shfl_width(width));
+}
+template <typename T> inline T __shfl_down(T v, unsigned int delta, int width = warpSize) {
+  return __shfl_down_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
+}
+template <typename T> inline T __shfl_up(T v, unsigned int delta, int width = warpSize) {
+  return __shfl_up_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
+}
+inline unsigned long long __ballot(int pred) { return hk_host_rt->ballot(pred); }
+inline unsigned long long __ballot64(int pred) { return hk_host_rt->ballot(pred); }
+inline int __any(int pred) { return hk_host_rt->ballot(pred) != 0; }
+inline int __all(int pred) { return hk_host_rt->ballot(!pred) == 0; }
+inline unsigned int __lane_id() { return (unsigned)hk_host_lane(); }
+
+// The AMD built-ins that say something a CPU can say exactly.
+template <typename T> inline T __builtin_amdgcn_readfirstlane(T v) {
+  const unsigned long long active = hk_host_rt->ballot(1);
+  return hk_host_exchange(v, __builtin_ctzll(active));
+}
+inline int __builtin_amdgcn_ds_bpermute(int byte_address, int v) {
+  return hk_host_exchange(v, (byte_address >> 2) & (warpSize - 1));
+}
+// Lanes below this one whose bit is set: mbcnt_lo over mask bits 0-31, mbcnt_hi over 32-63.
+inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned base) {
+  const int lane = hk_host_lane();
+  const unsigned below = lane >= 32 ? ~0u : (1u << lane) - 1u;
+  return base + (unsigned)__builtin_popcount(mask & below);
+}
+inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned base) {
+  const int lane = hk_host_lane();
+  const unsigned below = lane < 32 ? 0u : (lane >= 64 ? ~0u : (1u << (lane - 32)) - 1u);
+  return base + (unsigned)__builtin_popcount(mask & below);
+}
+inline void __builtin_amdgcn_wave_barrier() { __syncwarp(); }
+inline void __builtin_amdgcn_fence(int, const char*) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+#define __builtin_amdgcn_s_barrier() hk_host_syncthreads_at(__FILE__ ":" HK_HOST_STR(__LINE__))
+inline void __builtin_amdgcn_s_sleep(int) {}
+inline unsigned __builtin_amdgcn_workitem_id_x() { return threadIdx.x; }
+inline unsigned __builtin_amdgcn_workitem_id_y() { return threadIdx.y; }
+inline unsigned __builtin_amdgcn_workitem_id_z() { return threadIdx.z; }
+inline unsigned __builtin_amdgcn_workgroup_id_x() { return blockIdx.x; }
+inline unsigned __builtin_amdgcn_workgroup_id_y() { return blockIdx.y; }
+inline unsigned __builtin_amdgcn_workgroup_id_z() { return blockIdx.z; }
+
+// HIP declares dynamic shared memory with a macro (inside a kernel).
+#define HIP_DYNAMIC_SHARED(type, var) type* const var = reinterpret_cast<type*>(hk_host_rt->current()->dynamic_shared);
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+// HIP's names of the 16-bit types: ROCm 6's __hip_bfloat16 and the same values as CUDA's.
+typedef __nv_bfloat16 __hip_bfloat16;
+typedef __nv_bfloat162 __hip_bfloat162;
+// ROCm 5's hip_bfloat16: a struct with the bits in `data`, round to nearest even from float.
+struct hip_bfloat16 {
+  unsigned short data;
+  hip_bfloat16() = default;
+  hip_bfloat16(float f) : data(hk_host_half::f32_to_bf16_bits(f)) {}
+  operator float() const { return hk_host_half::bf16_bits_to_f32(data); }
+};
+inline hip_bfloat16 operator+(hip_bfloat16 a, hip_bfloat16 b) { return hip_bfloat16(float(a) + float(b)); }
+inline hip_bfloat16 operator-(hip_bfloat16 a, hip_bfloat16 b) { return hip_bfloat16(float(a) - float(b)); }
+inline hip_bfloat16 operator*(hip_bfloat16 a, hip_bfloat16 b) { return hip_bfloat16(float(a) * float(b)); }
+inline hip_bfloat16 operator/(hip_bfloat16 a, hip_bfloat16 b) { return hip_bfloat16(float(a) / float(b)); }
