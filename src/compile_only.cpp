@@ -33,6 +33,7 @@ struct CompileItem {
   std::vector<std::string> options;
   std::vector<std::string> cases;
   std::string arch, plan_error;
+  std::string source;  // the kernel's file for the target's vendor (source_for)
   int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
 };
 
@@ -54,7 +55,7 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
         error = plan_error_text(*k, e);
       }
       const auto [it, fresh] = configs.emplace(options, mine.size());
-      if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error});
+      if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error, ""});
       CompileItem& item = mine[it->second];
       item.cases.push_back(c.name);
       item.max_block_threads = std::max(item.max_block_threads, threads);
@@ -63,6 +64,11 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
     for (const std::string& arch : archs)
       for (CompileItem item : mine) {
         item.arch = arch;
+        item.source = source_for(*k, vendor_of_arch(arch));
+        // Another vendor's file may sit in another folder, which its own includes are found in.
+        const std::string own = "-I" + std::filesystem::absolute(k->source).parent_path().string();
+        for (std::string& o : item.options)
+          if (o == own) o = "-I" + std::filesystem::absolute(item.source).parent_path().string();
         items.push_back(std::move(item));
       }
   }
@@ -117,8 +123,10 @@ class CompilerProcess {
     if (!proc_ && !start(r)) return;
     const int id = next_id_++;
     const KernelSpec& k = *item.kernel;
-    proc_->write_line(json{{"id", id}, {"source", k.source}, {"options", item.options}, {"entry", k.entry},
-                           {"entries", k.file_entries.empty() ? std::vector<std::string>{k.entry} : k.file_entries}}.dump());
+    // A file of one vendor holds only the entries its manifest kernels name for it.
+    const bool own_file = k.vendor_sources.empty() && !k.file_entries.empty();
+    proc_->write_line(json{{"id", id}, {"source", item.source}, {"options", item.options}, {"entry", k.entry},
+                           {"entries", own_file ? k.file_entries : std::vector<std::string>{k.entry}}}.dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;
     const auto rd = proc_->read_line(line, deadline);

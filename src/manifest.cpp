@@ -404,6 +404,31 @@ void read_compile_fields(const json& v, const std::string& path, const std::stri
   }
 }
 
+// A kernel file, resolved against the manifest's folder; it must exist.
+std::string kernel_file(const json& v, const std::string& path, const std::string& file) {
+  if (!v.is_string()) fail(path, fmt::format("expected the kernel file's path, got {}", kind_of(v)));
+  const std::string source = (fs::path(file).parent_path() / v.get<std::string>()).lexically_normal().string();
+  std::error_code ec;  // a symlink loop or an overlong path is an error of this field, not of the run
+  if (!fs::is_regular_file(source, ec))
+    fail(path, "kernel file not found: " + source.substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
+  return source;
+}
+
+// "source": "k.cu", or one file per vendor, {"cuda": "k.cu", "hip": "k.hip"}: a port and its
+// original under one entry, one reference and the same cases.
+void read_sources(const json& v, const std::string& path, const std::string& file, KernelSpec& k) {
+  if (!v.contains("source")) fail(path + "/source", "missing (the kernel file)");
+  const json& s = v["source"];
+  if (!s.is_object()) {
+    k.source = kernel_file(s, path + "/source", file);
+    return;
+  }
+  check_keys(s, path + "/source", {"cuda", "hip"});
+  if (s.empty()) fail(path + "/source", "expected a file for \"cuda\", \"hip\" or both");
+  for (auto it = s.begin(); it != s.end(); ++it) k.vendor_sources[it.key()] = kernel_file(*it, path + "/source/" + it.key(), file);
+  k.source = k.vendor_sources.count("cuda") ? k.vendor_sources["cuda"] : k.vendor_sources["hip"];
+}
+
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
   check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
@@ -414,11 +439,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   if (k.name.size() > kMaxNameLength) fail(path + "/name", fmt::format("longer than {} characters", kMaxNameLength));
   if (k.name.empty() || !std::all_of(k.name.begin(), k.name.end(), [](char c) { return is_word_char(c) || c == '.' || c == '-'; }))
     fail(path + "/name", "kernel names use letters, digits, '_', '.' and '-' only");
-  const std::string source = need_string(v, "source", path);
-  k.source = (fs::path(file).parent_path() / source).lexically_normal().string();
-  std::error_code ec;  // a symlink loop or an overlong path is an error of this field, not of the run
-  if (!fs::is_regular_file(k.source, ec))
-    fail(path + "/source", "kernel file not found: " + k.source.substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
+  read_sources(v, path, file, k);
   k.entry = need_string(v, "entry", path);
   check_entry(k.entry, path);
   read_compile_fields(v, path, file, k);
@@ -539,6 +560,19 @@ void link_file_entries(std::vector<KernelSpec>& kernels) {
   std::map<std::string, std::set<std::string>> by_source;
   for (const KernelSpec& k : kernels) by_source[k.source].insert(k.entry);
   for (KernelSpec& k : kernels) k.file_entries.assign(by_source[k.source].begin(), by_source[k.source].end());
+}
+
+std::string vendor_of_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 ? "hip" : "cuda"; }
+
+const std::string& source_for(const KernelSpec& k, const std::string& vendor) {
+  const auto it = k.vendor_sources.find(vendor);
+  return it != k.vendor_sources.end() ? it->second : k.source;
+}
+
+void use_vendor_sources(std::vector<KernelSpec>& kernels, const std::string& vendor) {
+  for (KernelSpec& k : kernels)
+    if (!k.vendor_sources.empty()) k.source = source_for(k, vendor);
+  link_file_entries(kernels);
 }
 
 std::vector<std::string> find_manifests(const std::string& dir, std::vector<std::string>* not_files) {

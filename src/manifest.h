@@ -81,6 +81,9 @@ struct KernelSpec {
   std::string manifest;   // path of the manifest file
   std::string json_path;  // e.g. /kernels/3, for error messages
   std::string source;     // path of the kernel file, resolved against the manifest's folder
+  // "source": {"cuda": ..., "hip": ...}: one file per vendor, resolved like source; source is then
+  // the one the run uses (use_vendor_sources), the CUDA one until a run chooses.
+  std::map<std::string, std::string> vendor_sources;
   std::string entry;  // an extern "C" name or a C++ name expression: "act<float, true>"
   std::string reference;
   std::string reference_source;  // absolute; the manifest's "reference_source", when given
@@ -123,6 +126,14 @@ ManifestLoad load_manifest(const std::string& path);
 
 // Fills each kernel's file_entries from the kernels given (those of one run).
 void link_file_entries(std::vector<KernelSpec>& kernels);
+
+// The vendor a target compiles for: "hip" for gfx targets, "cuda" for the rest (sm_XX, and the
+// host profiles, named after a GPU's target).
+std::string vendor_of_arch(const std::string& arch);
+// The file a kernel compiles for vendor: its per-vendor source for it, else its only one.
+const std::string& source_for(const KernelSpec& k, const std::string& vendor);
+// Points every kernel with per-vendor sources at vendor's, and links the file entries again.
+void use_vendor_sources(std::vector<KernelSpec>& kernels, const std::string& vendor);
 
 // All *.json files under dir, sorted.
 // *.json entries that are not regular files (a FIFO, a folder, a dangling link) are not opened (a

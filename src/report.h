@@ -18,6 +18,7 @@ struct RunInfo {
   std::vector<uint64_t> seeds;  // --seeds: every case ran once per seed (seed is then unused)
   std::string backend;
   std::string tier = "all";  // size tiers run: "all" or "small"
+  std::string source_vendor;  // which file of kernels with one per vendor ran: "cuda" or "hip"
   nlohmann::json device;  // DeviceInfo, or null when no device was found
   std::vector<std::string> command;
   std::vector<std::string> manifest_errors;

@@ -42,6 +42,7 @@ json results_json(const RunInfo& run, const std::vector<CaseResult>& results) {
             {"seeds", run.seeds},
             {"backend", run.backend},
             {"tier", run.tier},
+            {"source_vendor", run.source_vendor},
             {"device", run.device},
             {"command", run.command},
             {"manifest_errors", run.manifest_errors},

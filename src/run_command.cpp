@@ -92,7 +92,8 @@ json journal_header(const Settings& s, const RunInfo& run, const std::optional<D
           {"timeout", s.timeout},
           {"host_profile", s.host.profile},
           {"repeat", s.repeat},
-          {"tier", s.tier}};
+          {"tier", s.tier},
+          {"source", s.source_vendor}};
 }
 
 // A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
@@ -142,6 +143,11 @@ class Run {
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
     announce(s_, dev_, why_, total_);
     info_.backend = dev_ ? dev_->backend : "none";
+    // A port and its original under one entry: the device's vendor's file, unless --source says.
+    if (dev_) {
+      info_.source_vendor = s_.source_vendor.empty() ? vendor_of_arch(dev_->arch) : s_.source_vendor;
+      use_vendor_sources(sel_.loaded.kernels, info_.source_vendor);
+    }
     if (dev_) info_.device = *dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";

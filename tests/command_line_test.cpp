@@ -26,5 +26,13 @@ TEST(CommandLine, CasePatternsTakeOneValueEachAndLeaveTheKernelNames) {
   EXPECT_EQ(s.select.patterns, (std::vector<std::string>{"rmsnorm", "layernorm"}));
 }
 
+TEST(CommandLine, SourceNamesAVendor) {
+  Settings s;
+  ASSERT_FALSE(parse({"--source", "hip", "rmsnorm"}, s).has_value());
+  EXPECT_EQ(s.source_vendor, "hip");
+  Settings bad;
+  EXPECT_EQ(parse({"--source", "sycl"}, bad), std::optional<int>(2));
+}
+
 }  // namespace
 }  // namespace hk

@@ -2,6 +2,7 @@
 #include "project.h"
 
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
@@ -210,6 +211,27 @@ TEST_F(Fixture, AValuesGeneratorListsEveryElement) {
   EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init/values: case 'a': lists 3 value(s) for a tensor of 4 element(s)"), std::string::npos);
   k["tensors"][0]["init"] = json::parse(R"({"kind": "values", "values": []})");
   EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init/values: expected a list of 1 to"), std::string::npos);
+}
+
+// A port and its original under one entry: each vendor's file, the device's chosen by the run.
+TEST_F(Fixture, ASourcePerVendorIsChosenByTheRun) {
+  dir.write("k.hip", "#include <hip/hip_runtime.h>\n");
+  json k = valid_kernel();
+  k["source"] = json::parse(R"({"cuda": "k.cu", "hip": "k.hip"})");
+  ManifestLoad m = load_kernels({k});
+  ASSERT_TRUE(m.errors.empty()) << m.errors[0];
+  EXPECT_EQ(std::filesystem::path(m.kernels[0].source).filename(), "k.cu") << "CUDA's until a run chooses";
+  EXPECT_EQ(std::filesystem::path(source_for(m.kernels[0], vendor_of_arch("gfx942"))).filename(), "k.hip");
+  use_vendor_sources(m.kernels, "hip");
+  EXPECT_EQ(std::filesystem::path(m.kernels[0].source).filename(), "k.hip");
+  EXPECT_EQ(vendor_of_arch("sm_90"), "cuda");
+
+  k["source"] = json::parse(R"({"cuda": "k.cu", "sycl": "k.cpp"})");
+  EXPECT_NE(error_of(k).find("/kernels/0/source/sycl: unknown field"), std::string::npos);
+  k["source"] = json::parse(R"({"hip": "missing.hip"})");
+  EXPECT_NE(error_of(k).find("/kernels/0/source/hip: kernel file not found"), std::string::npos);
+  k["source"] = json::object();
+  EXPECT_NE(error_of(k).find("/kernels/0/source: expected a file for"), std::string::npos);
 }
 
 TEST(SubstituteParams, ReplacesBothForms) {

@@ -37,7 +37,8 @@ bool take_all(Settings& s, const json& h, const std::string& journal) {
       !take(s, "--backend", header_backend, "backend", s.backend, journal) || !take(s, "--device", h, "device_index", s.device, journal) ||
       (h.contains("host_profile") && !take(s, "--host-profile", h, "host_profile", s.host.profile, journal)) ||
       (h.contains("repeat") && !take(s, "--repeat", h, "repeat", s.repeat, journal)) ||
-      (h.contains("tier") && !take(s, "--tier", h, "tier", s.tier, journal)))
+      (h.contains("tier") && !take(s, "--tier", h, "tier", s.tier, journal)) ||
+      (h.contains("source") && !take(s, "--source", h, "source", s.source_vendor, journal)))
     return false;
   const auto kernels = h.at("kernels").get<std::vector<std::string>>();
   if ((!s.select.patterns.empty() || s.select.all) && s.select.patterns != kernels) {

@@ -45,6 +45,7 @@ struct Settings {
   std::string tier = "auto";
   std::string resume_dir;
   std::string isolation = "worker";
+  std::string source_vendor;  // --source: which of a kernel's per-vendor files to run ("": the device's)
   std::string sanitize;  // "" none, "failures", or TOOL[,TOOL]
   std::vector<std::string> archs;        // --compile-only targets
   std::vector<std::string> diff_files;   // --diff A B
