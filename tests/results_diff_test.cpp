@@ -50,6 +50,21 @@ TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
   EXPECT_TRUE(diff_results(diff_run_of({crash}), diff_run_of({crash})).changed.empty());
 }
 
+// An expect for one arch (a wave64 kernel declared FAIL on sm_90) is XFAIL there and PASS on the
+// other device: a device difference, in either direction; an XFAIL that became a FAIL is not.
+TEST(ResultsDiff, AVerdictDeclaredForOneDeviceIsADeviceDifference) {
+  json xfail = c("k", "1", "XFAIL");
+  xfail["actual_status"] = "FAIL";
+  json xfail2 = xfail;
+  xfail2["case"] = "2";
+  const ResultsDiff d = diff_results(diff_run_of({xfail, c("k", "2", "PASS")}), diff_run_of({c("k", "1", "PASS"), xfail2}));
+  ASSERT_EQ(d.changed.size(), 2u);
+  for (const VerdictChange& v : d.changed) EXPECT_EQ(v.kind, ChangeKind::device) << v.case_name;
+  const ResultsDiff worse = diff_results(diff_run_of({xfail}), diff_run_of({c("k", "1", "FAIL")}));
+  ASSERT_EQ(worse.changed.size(), 1u);
+  EXPECT_EQ(worse.changed[0].kind, ChangeKind::regression);
+}
+
 json fixture(const std::string& name) {
   std::ifstream in(std::string(REPO_DIR) + "/tests/fixtures/diff/" + name);
   return json::parse(in);
