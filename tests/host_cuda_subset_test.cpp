@@ -22,8 +22,11 @@ TEST_P(HostSubset, Bf16AndHalfRoundToNearestEvenExactly) {
 __global__ void convert(float* bf, float* hf, const float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
-    bf[i] = __bfloat162float(__float2bfloat16(x[i]));
-    hf[i] = __half2float(__float2half_rn(x[i]));
+    // Through the pair conversions too: element .x must round as the single conversions do.
+    bf[i] = __bfloat1622float2(__float22bfloat162_rn(make_float2(x[i], 0.f))).x;
+    hf[i] = __half22float2(__float22half2_rn(make_float2(x[i], 0.f))).x;
+    if (bf[i] != __bfloat162float(__float2bfloat16(x[i])) && !(bf[i] != bf[i])) bf[i] = -1.f;
+    if (hf[i] != __half2float(__float2half_rn(x[i])) && !(hf[i] != hf[i])) hf[i] = -1.f;
   }
 })";
   std::vector<float> x;

@@ -89,6 +89,11 @@ inline __nv_bfloat162 __float2bfloat162_rn(float a) { return __nv_bfloat162{__nv
 inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162{a, b}; }
 inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
 inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+// The pair conversions (float2 comes with the host dialect, hk_host_vectors.h).
+inline float2 __bfloat1622float2(__nv_bfloat162 h) { return float2{float(h.x), float(h.y)}; }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __nv_bfloat162{__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+inline float2 __half22float2(__half2 h) { return float2{float(h.x), float(h.y)}; }
+inline __half2 __float22half2_rn(float2 f) { return __half2{__half(f.x), __half(f.y)}; }
 
 // The arithmetic intrinsics, for both types.
 template <typename T> inline T __hadd(T a, T b) { return a + b; }
