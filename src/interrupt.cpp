@@ -14,11 +14,24 @@ constexpr int kWorkerSlots = 1024;
 std::atomic<pid_t> g_workers[kWorkerSlots];
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 
+// Whether the signal came from a running worker or a process of its group: a kernel runs inside
+// a worker (on the host backend its code is the worker's own), and kill(getppid(), SIGTERM) from
+// it must cost its own case, not stop the run. The terminal's Ctrl-C (sent by the kernel,
+// si_code > 0) and any other sender are obeyed. getpgid is a plain system call, safe here.
+bool sent_by_a_worker(const siginfo_t* info) {
+  if (info == nullptr || info->si_code > 0 || info->si_pid <= 0) return false;
+  const pid_t group = ::getpgid(info->si_pid);
+  for (const auto& w : g_workers)
+    if (const pid_t p = w.load(); p > 0 && (p == info->si_pid || p == group)) return true;
+  return false;
+}
+
 // The first signal asks the run to stop: running cases end, the rest are NOT_RUN, the reports
 // are written. The second kills the workers at once, and the reports are still written (a
 // `timeout` sends SIGTERM to the process and to its group: two signals at once). Only a third
 // ends the process on the spot, reports or not.
-void on_signal(int sig) {
+void on_signal(int sig, siginfo_t* info, void*) {
+  if (sent_by_a_worker(info)) return;
   g_signals_seen = g_signals_seen + 1;
   if (g_signal == 0) {
     g_signal = sig;
@@ -33,9 +46,9 @@ void on_signal(int sig) {
 
 void install_interrupt_handlers() {
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
+  sa.sa_sigaction = on_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns and sees the request
+  sa.sa_flags = SA_SIGINFO;  // the sender, to tell a worker's signal from the user's; no SA_RESTART: a blocking wait returns and sees the request
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }

@@ -120,14 +120,23 @@ void Subprocess::drain(int timeout_ms) {
 
 Subprocess::Read Subprocess::read_line(std::string& line, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    const size_t nl = proto_buf_.find('\n');
+    // Only the bytes not searched yet: a flood without a line end costs its length once, and
+    // reaches the limit below instead of the deadline.
+    // Lines are taken from proto_start_ on, and the buffer is compacted only once most of it is
+    // taken: a flood of short lines costs its length, not its length times the buffer's.
+    const size_t nl = proto_buf_.find('\n', std::max(proto_searched_, proto_start_));
     if (nl != std::string::npos) {
-      line = proto_buf_.substr(0, nl);
-      proto_buf_.erase(0, nl + 1);
+      line.assign(proto_buf_, proto_start_, nl - proto_start_);
+      proto_start_ = proto_searched_ = nl + 1;
+      if (proto_start_ > (size_t{1} << 20) && 2 * proto_start_ > proto_buf_.size()) {
+        proto_buf_.erase(0, proto_start_);
+        proto_start_ = proto_searched_ = 0;
+      }
       return Read::line;
     }
+    proto_searched_ = proto_buf_.size();
     // A child that floods the protocol must not exhaust the parent's memory.
-    if (proto_buf_.size() > kMaxProtocolLine)
+    if (proto_buf_.size() - proto_start_ > kMaxProtocolLine)
       throw std::runtime_error(fmt::format("the worker sent more than {} MiB on its protocol descriptor without a line end", kMaxProtocolLine >> 20));
     if (proto_fd_ < 0) return Read::eof;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();

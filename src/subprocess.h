@@ -50,6 +50,8 @@ class Subprocess {
   pid_t pid_ = -1;
   int stdin_fd_ = -1, proto_fd_ = -1, out_fd_ = -1;
   std::string proto_buf_, output_;
+  size_t proto_start_ = 0;     // where proto_buf_'s next line starts (lines before it are taken)
+  size_t proto_searched_ = 0;  // proto_buf_'s bytes already searched for a line end
   bool reaped_ = false;
   ExitStatus status_;
 };

@@ -68,7 +68,9 @@ std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::strin
 
 // What a worker that said nothing more about its case left us: the verdict and its message.
 void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stopped, double timeout_s) {
-  if (stopped) {
+  // A second signal kills the workers from the handler: a worker gone while the run stops was
+  // stopped, not crashed, and --resume must run its case again.
+  if (stopped || interrupt_signal() != 0) {
     r.status = Status::NOT_RUN;
     r.message = "interrupted by " + signal_label(interrupt_signal()) + " before the case finished; the worker was killed";
   } else if (rd == Subprocess::Read::timeout) {
@@ -87,6 +89,17 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
     r.status = Status::CRASH;
     r.message = with_output("the worker closed its protocol descriptor without reporting (did the kernel close descriptor 3?); it was killed", w);
   }
+}
+
+// A worker that wrote more than the parent reads of lines that answer nothing.
+void fill_flooded_case(CaseResult& r, Subprocess& w, size_t bytes) {
+  w.kill();
+  w.wait();
+  r.status = Status::CRASH;
+  r.message = with_output(fmt::format("the worker wrote {} MiB of lines that are not protocol messages on its protocol descriptor "
+                                      "(printed by the kernel?); it was killed",
+                                      bytes >> 20),
+                          w);
 }
 
 // Names one request, so that only its own answer is taken: a line a kernel prints on the
@@ -153,6 +166,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
     history_.push_back(job.kernel + " / " + job.case_name);
     const auto deadline = after(timeout_s);
     int ignored = 0;
+    size_t ignored_bytes = 0;
     for (;;) {
       std::string line;
       bool stopped = false;
@@ -162,9 +176,17 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         discard();
         return finish(r);
       }
-      const json msg = json::parse(line);
-      if (!msg.is_object() || msg.value("id", "") != id) {
+      // Anything but this request's JSON answer (a kernel printing on the descriptor, garbage
+      // included) is ignored and counted, never taken as the harness's error.
+      const json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (!msg.is_object() || !msg.contains("id") || !msg["id"].is_string() || msg["id"] != id) {
         ++ignored;
+        ignored_bytes += line.size() + 1;
+        if (ignored_bytes > Subprocess::kMaxProtocolLine) {  // a flood: the parent will not read it all
+          fill_flooded_case(r, *worker_, ignored_bytes);
+          discard();
+          return finish(r);
+        }
         continue;
       }
       if (msg.value("type", "") != "result") continue;  // "started"

@@ -146,6 +146,8 @@ TEST_F(Interrupt, SecondSigintKillsTheWorkersAndStillWritesTheReports) {
   const json r = results();
   EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
   EXPECT_EQ(r["summary"]["total"], kCases) << r["summary"].dump();
+  // The workers the second signal killed were stopped, not crashed: --resume runs their cases.
+  EXPECT_EQ(r["summary"]["CRASH"], 0) << r["summary"].dump();
 }
 
 // What coreutils `timeout` does: SIGTERM to the process, then to its process group.
@@ -160,6 +162,7 @@ TEST_F(Interrupt, SigtermToTheProcessAndItsGroupStillWritesTheReports) {
   const json r = results();
   EXPECT_EQ(r["run"]["interrupted"], "SIGTERM");
   EXPECT_EQ(r["summary"]["total"], kCases) << r["summary"].dump();
+  EXPECT_EQ(r["summary"]["CRASH"], 0) << r["summary"].dump();
 }
 
 TEST_F(Interrupt, ResumeRefusesADifferentSeed) {
