@@ -5,7 +5,7 @@
 #   bench/gpu_run.sh OUTDIR seeds            # every manifest with seeds 0..2, and a seed-dependent bug
 #   bench/gpu_run.sh OUTDIR ci               # docs/ci.md on this GPU: seed diff, broken-kernel diff, shards, --time
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
-#   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project from its folder
+#   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
@@ -75,6 +75,11 @@ for stage in "$@"; do
       rm -rf "$out/examples"
       (cd examples/kernel_project && "$prefix/bin/hkcheck" --out "$out/examples" --cache-dir "$cache") >"$out/examples.log" 2>&1
       echo "examples exit code: $?"; tail -2 "$out/examples.log"
+      # The HIP project's kernel with a CUDA file too: its .cu on an NVIDIA GPU (the other
+      # kernels there are AMD-only).
+      rm -rf "$out/examples_hip"
+      (cd examples/hip_kernel_project && "$prefix/bin/hkcheck" silu_and_mul --out "$out/examples_hip" --cache-dir "$cache") >"$out/examples_hip.log" 2>&1
+      echo "hip project's silu_and_mul on this GPU: exit $?"; tail -2 "$out/examples_hip.log"
       ;;
     bench)
       PYTHONUNBUFFERED=1 python3 bench/overhead.py --hkcheck build-gpu/hkcheck --keep "$out/bench" --torch 2>&1 | tee "$out/bench.txt"
