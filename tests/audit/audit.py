@@ -611,12 +611,18 @@ def _source_variant(folder, doc, key, value, setup):
     return d
 
 
+def fresh_folder(audit, name):
+    """The part's scratch folder under --work, emptied."""
+    work = audit.work / name
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    return work
+
+
 def part_manifests(audit, args):
     t0 = time.monotonic()
     p0, f0 = audit.passed, audit.failed
-    work = audit.work / "manifests"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    work = fresh_folder(audit, "manifests")
     real = []
     for m in sorted((REPO / "manifests").glob("*.json")):
         doc, err = load_json(m)
@@ -759,9 +765,7 @@ def journal_cases(out):
 def part_signals(audit, args):
     t0 = time.monotonic()
     p0, f0 = audit.passed, audit.failed
-    work = audit.work / "signals"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    work = fresh_folder(audit, "signals")
     cache = audit.work / "cache"
     kernels = args.signal_kernels.split(",")
     base_args = ["--backend", "host", "--jobs", "1", "--cache-dir", cache] + args.signal_args.split() + kernels
@@ -992,9 +996,7 @@ FORGERS = ("audit_forge_scan_exit", "audit_forge_scan")
 def part_kernels(audit, args):
     t0 = time.monotonic()
     p0, f0 = audit.passed, audit.failed
-    work = audit.work / "kernels"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    work = fresh_folder(audit, "kernels")
     mdir = HERE / "kernels"
     manifest, err = load_json(mdir / "misbehaving.json")
     if manifest is None:
