@@ -91,6 +91,10 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
   }
 }
 
+void note_ignored(CaseResult& r, int ignored) {
+  if (ignored) r.notes.push_back(fmt::format("ignored {} line(s) on the protocol descriptor that did not answer this case (printed by the kernel?)", ignored));
+}
+
 // A worker that wrote more than the parent reads of lines that answer nothing.
 void fill_flooded_case(CaseResult& r, Subprocess& w, size_t bytes) {
   w.kill();
@@ -173,6 +177,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       const auto rd = read_or_stop(*worker_, line, deadline, &stopped);
       if (rd != Subprocess::Read::line) {
         fill_lost_case(r, *worker_, rd, stopped, timeout_s);
+        note_ignored(r, ignored);
         discard();
         return finish(r);
       }
@@ -184,6 +189,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         ignored_bytes += line.size() + 1;
         if (ignored_bytes > Subprocess::kMaxProtocolLine) {  // a flood: the parent will not read it all
           fill_flooded_case(r, *worker_, ignored_bytes);
+          note_ignored(r, ignored);
           discard();
           return finish(r);
         }
@@ -195,7 +201,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
       break;
     }
-    if (ignored) r.notes.push_back(fmt::format("ignored {} line(s) on the protocol descriptor that did not answer this case (printed by the kernel?)", ignored));
+    note_ignored(r, ignored);
   } catch (const std::exception& e) {
     r.status = Status::ERROR;
     r.message = std::string("harness error: ") + e.what();
