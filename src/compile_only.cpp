@@ -113,20 +113,50 @@ void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
   r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
 }
 
+// The compiles of one run by what they compile: the kernels of one file in one configuration
+// share one compile per target, since the file is compiled with all of its entries anyway.
+struct CompileMemo {
+  std::mutex mutex;
+  std::map<std::string, json> answers;  // key -> the compile worker's answer
+};
+
 // A compile worker for one target, started on first use and again after it dies.
 class CompilerProcess {
  public:
-  CompilerProcess(const CompileOnlyOptions& opt, std::string arch) : opt_(opt), arch_(std::move(arch)) {}
+  CompilerProcess(const CompileOnlyOptions& opt, std::string arch, CompileMemo& memo) : opt_(opt), arch_(std::move(arch)), memo_(memo) {}
 
   // Fills r with the verdict of compiling item.
   void compile(const CompileItem& item, CaseResult& r) {
-    if (!proc_ && !start(r)) return;
-    const int id = next_id_++;
     const KernelSpec& k = *item.kernel;
     // A file of one vendor holds only the entries its manifest kernels name for it.
     const bool own_file = k.vendor_sources.empty() && !k.file_entries.empty();
-    proc_->write_line(json{{"id", id}, {"source", item.source}, {"options", item.options}, {"entry", k.entry},
-                           {"entries", own_file ? k.file_entries : std::vector<std::string>{k.entry}}}.dump());
+    const std::vector<std::string> entries = own_file ? k.file_entries : std::vector<std::string>{k.entry};
+    std::string key = arch_ + "\n" + item.source + "\n";
+    for (const std::string& o : item.options) key += o + "\n";
+    for (const std::string& e : entries) key += "entry " + e + "\n";
+    json res;
+    {
+      std::lock_guard<std::mutex> lock(memo_.mutex);
+      if (const auto it = memo_.answers.find(key); it != memo_.answers.end()) res = it->second;
+    }
+    if (res.is_null()) {
+      if (!ask(item, entries, r, res)) return;
+      std::lock_guard<std::mutex> lock(memo_.mutex);
+      memo_.answers[key] = res;
+    } else {
+      r.notes.push_back("compiled once for every kernel of its file in this configuration");
+    }
+    judge(item, res, r);
+  }
+
+ private:
+  // Sends one compile to the worker and reads its answer; false (r filled) when the compiler
+  // crashed or timed out.
+  bool ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r, json& res) {
+    if (!proc_ && !start(r)) return false;
+    const int id = next_id_++;
+    proc_->write_line(json{{"id", id}, {"source", item.source}, {"options", item.options}, {"entry", item.kernel->entry},
+                           {"entries", entries}}.dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;
     const auto rd = proc_->read_line(line, deadline);
@@ -139,11 +169,17 @@ class CompilerProcess {
       const std::string tail = proc_->output_tail(2000);
       if (!tail.empty()) r.message += "; its output: " + tail;
       proc_.reset();
-      return;
+      return false;
     }
-    const json res = json::parse(line);
+    res = json::parse(line);
     if (res.value("id", -1) != id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.value("ms", 0.0);
+    return true;
+  }
+
+  // The verdict of item's entry from the answer for its file.
+  void judge(const CompileItem& item, const json& res, CaseResult& r) {
+    const KernelSpec& k = *item.kernel;
     const std::string log = res.value("log", "");
     const json entry_errors = res.value("entry_errors", json::object());
     if (res.value("ok", false) && entry_errors.contains(k.entry)) {
@@ -153,15 +189,17 @@ class CompilerProcess {
       r.status = Status::PASS;
       r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.value("bytes", 0));
       if (!log.empty()) r.notes.push_back("compiler log: " + log);
-      judge_resources(item, res.value("resources", json()), r);
+      const json& by_entry = res.value("resources_by_entry", json::object());
+      judge_resources(item, by_entry.contains(k.entry) ? by_entry[k.entry] : json(), r);
     } else {
       r.status = Status::COMPILE_ERROR;
+      // The summary names the entry the compile was asked for first: every entry of a file
+      // that does not compile gets the same log and its own attribution is in it.
       r.message = res.value("summary", log);
       r.compile_log = log;
     }
   }
 
- private:
   bool start(CaseResult& r) {
     const std::string backend = backend_for_arch(arch_);
     std::vector<std::string> argv = {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3",
@@ -187,6 +225,7 @@ class CompilerProcess {
   std::string arch_, compiler_;
   std::unique_ptr<Subprocess> proc_;
   int next_id_ = 0;
+  CompileMemo& memo_;
 };
 
 CaseResult blank_compile_result(const CompileItem& item) {
@@ -213,6 +252,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
   std::vector<CaseResult> results(items.size());
   std::atomic<size_t> next{0};
   std::mutex sink;
+  CompileMemo memo;
   auto pool_thread = [&] {
     std::map<std::string, std::unique_ptr<CompilerProcess>> compilers;  // by arch
     for (size_t i; (i = next++) < items.size();) {
@@ -222,7 +262,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
         r.message = item.plan_error;
       } else {
         auto& c = compilers[item.arch];
-        if (!c) c = std::make_unique<CompilerProcess>(opt, item.arch);
+        if (!c) c = std::make_unique<CompilerProcess>(opt, item.arch, memo);
         try {
           c->compile(item, r);
         } catch (const std::exception& e) {

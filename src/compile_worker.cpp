@@ -67,8 +67,9 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
                        req.value("entries", std::vector<std::string>{})};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
       CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
-      const std::string entry = req.value("entry", "");
-      if (c.ok && c.symbols.count(entry)) res["resources"] = read_resources(opt.backend, c, c.symbols.at(entry));
+      // Every entry's figures: the parent answers every kernel of the file from this one compile.
+      if (c.ok)
+        for (const auto& [name, symbol] : c.symbols) res["resources_by_entry"][name] = read_resources(opt.backend, c, symbol);
       c.log = without_ptxas_info(c.log);
       res["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       res["ok"] = c.ok;

@@ -56,11 +56,29 @@ TEST_F(CompileOnly, ACompilerThatAbortsCostsThatCompileOnly) {
   }
 }
 
+// rmsnorm and fused_add_rmsnorm share a file: one compile per configuration serves both, and each
+// row still gets its own entry's figures.
+TEST_F(CompileOnly, KernelsOfOneFileShareOneCompilePerConfiguration) {
+  EXPECT_EQ(run({"--arch", "sm_90", "--jobs", "1", "rmsnorm", "fused_add_rmsnorm"}), 0);  // one at a time: no compile twice at once
+  int shared = 0, rows = 0;
+  const json r = results();
+  for (const json& c : r["cases"]) {
+    ++rows;
+    EXPECT_EQ(c["status"], "PASS") << c.dump();
+    EXPECT_NE(c["message"].get<std::string>().find("registers"), std::string::npos) << c.dump();
+    for (const json& n : c["notes"]) shared += n.get<std::string>().find("compiled once for every kernel of its file") != std::string::npos;
+  }
+  EXPECT_EQ(rows, 6);
+  EXPECT_EQ(shared, 3) << "one of the two kernels of each of the three configurations reuses the other's compile";
+}
+
 // 160,000 bytes of shared memory is over gfx90a's 64 KiB: HW_LIMIT, and the row still says that
 // the source compiled and what it needs.
 TEST_F(CompileOnly, AHardwareLimitStillSaysTheSourceCompiled) {
   EXPECT_EQ(run({"--arch", "gfx90a,sm_90", "ff_fused_gated"}), 0);
-  for (const json& c : results()["cases"]) {
+  const json r = results();
+  ASSERT_FALSE(r["cases"].empty());
+  for (const json& c : r["cases"]) {
     if (c["params"]["arch"] == "sm_90") {
       EXPECT_EQ(c["status"], "PASS") << c.dump();
       continue;
