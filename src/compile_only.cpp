@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -30,7 +29,8 @@ using Clock = std::chrono::steady_clock;
 struct CompileItem {
   const KernelSpec* kernel;
   const CaseSpec* first_case;  // of the cases this configuration serves
-  std::vector<std::string> options;
+  std::vector<std::string> defines;  // the configuration
+  std::vector<std::string> options;  // for the target: the defines, the source's folder, the manifest's
   std::vector<std::string> cases;
   std::string arch, plan_error;
   std::string source;  // the kernel's file for the target's vendor (source_for)
@@ -40,22 +40,22 @@ struct CompileItem {
 std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& kernels, const std::vector<std::string>& archs) {
   std::vector<CompileItem> items;
   for (const KernelSpec* k : kernels) {
-    std::map<std::vector<std::string>, size_t> configs;  // options -> index in this kernel's items
+    std::map<std::vector<std::string>, size_t> configs;  // defines -> index in this kernel's items
     std::vector<CompileItem> mine;
     for (const CaseSpec& c : k->cases) {
-      std::vector<std::string> options;
+      std::vector<std::string> defines;
       std::string error;
       int64_t threads = 0, shared = 0;
       try {
         const CasePlan plan = plan_case(*k, c);
-        options = kernel_compile_options(define_options(plan), k->source, k->include_dirs, k->compile_options);
+        defines = define_options(plan);
         threads = plan.block_threads();
         shared = plan.shared_bytes;
       } catch (const PlanError& e) {
         error = plan_error_text(*k, e);
       }
-      const auto [it, fresh] = configs.emplace(options, mine.size());
-      if (fresh) mine.push_back(CompileItem{k, &c, options, {}, "", error, ""});
+      const auto [it, fresh] = configs.emplace(defines, mine.size());
+      if (fresh) mine.push_back(CompileItem{k, &c, defines, {}, {}, "", error, ""});
       CompileItem& item = mine[it->second];
       item.cases.push_back(c.name);
       item.max_block_threads = std::max(item.max_block_threads, threads);
@@ -64,11 +64,9 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
     for (const std::string& arch : archs)
       for (CompileItem item : mine) {
         item.arch = arch;
+        // The target's vendor's file, with its own folder on the include path.
         item.source = source_for(*k, vendor_of_arch(arch));
-        // Another vendor's file may sit in another folder, which its own includes are found in.
-        const std::string own = "-I" + std::filesystem::absolute(k->source).parent_path().string();
-        for (std::string& o : item.options)
-          if (o == own) o = "-I" + std::filesystem::absolute(item.source).parent_path().string();
+        item.options = kernel_compile_options(item.defines, item.source, k->include_dirs, k->compile_options);
         items.push_back(std::move(item));
       }
   }
@@ -77,8 +75,7 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
 
 std::string config_name(const CompileItem& item) {
   std::string s = item.arch;
-  for (const std::string& o : item.options)
-    if (o.rfind("-D", 0) == 0) s += " " + o.substr(2);  // "-DT=bf16" -> "T=bf16"; include folders are the kernel's
+  for (const std::string& d : item.defines) s += " " + d.substr(2);  // "-DT=bf16" -> "T=bf16"
   return s;
 }
 
