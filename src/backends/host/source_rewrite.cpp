@@ -1,5 +1,7 @@
 #include "backends/host/source_rewrite.h"
 
+#include "backend.h"
+
 #include <cctype>
 #include <fmt/format.h>
 #include <regex>
@@ -37,25 +39,38 @@ std::vector<std::string> code_lines(const std::string& source) {
   return out;
 }
 
-// The AMD built-ins the host prelude emulates exactly (prelude/host/hip/hip_runtime.h); any other
-// is refused on its own line, with the reason, instead of as an undeclared name.
+const std::string kAmdgcnPrefix = "__builtin_amdgcn_";
+
+// The names after kAmdgcnPrefix in text, in order ("__builtin_amdgcn_*" in a comment names none).
+std::vector<std::string> amdgcn_names(const std::string& text) {
+  std::vector<std::string> names;
+  for (size_t at = text.find(kAmdgcnPrefix); at != std::string::npos; at = text.find(kAmdgcnPrefix, at + 1)) {
+    size_t end = at + kAmdgcnPrefix.size();
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    if (end > at + kAmdgcnPrefix.size()) names.push_back(text.substr(at + kAmdgcnPrefix.size(), end - at - kAmdgcnPrefix.size()));
+  }
+  return names;
+}
+
+// The AMD built-ins the host prelude emulates: those its hip/hip_runtime.h names, so that the
+// header alone says what is emulated. Any other is refused on its own line, with the reason,
+// instead of as an undeclared name.
 const std::set<std::string>& emulated_amdgcn() {
-  static const std::set<std::string> kNames = {
-      "readfirstlane", "ds_bpermute",    "mbcnt_lo",         "mbcnt_hi",         "wave_barrier",     "fence",
-      "s_barrier",     "s_sleep",        "workitem_id_x",    "workitem_id_y",    "workitem_id_z",    "workgroup_id_x",
-      "workgroup_id_y", "workgroup_id_z"};
+  static const std::set<std::string> kNames = [] {
+    for (const auto& [name, text] : prelude_headers("host"))
+      if (name == "hip/hip_runtime.h") {
+        const std::vector<std::string> names = amdgcn_names(text);
+        return std::set<std::string>(names.begin(), names.end());
+      }
+    return std::set<std::string>{};
+  }();
   return kNames;
 }
 
 // The first AMD built-in of a line the host cannot run, or "".
 std::string unemulated_amdgcn(const std::string& code) {
-  static const std::string kPrefix = "__builtin_amdgcn_";
-  for (size_t at = code.find(kPrefix); at != std::string::npos; at = code.find(kPrefix, at + 1)) {
-    size_t end = at + kPrefix.size();
-    while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) ++end;
-    const std::string name = code.substr(at + kPrefix.size(), end - at - kPrefix.size());
-    if (!emulated_amdgcn().count(name)) return kPrefix + name;
-  }
+  for (const std::string& name : amdgcn_names(code))
+    if (!emulated_amdgcn().count(name)) return kAmdgcnPrefix + name;
   return "";
 }
 
