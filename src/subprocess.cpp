@@ -120,11 +120,11 @@ void Subprocess::drain(int timeout_ms) {
 
 Subprocess::Read Subprocess::read_line(std::string& line, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    // Only the bytes not searched yet: a flood without a line end costs its length once, and
-    // reaches the limit below instead of the deadline.
-    // Lines are taken from proto_start_ on, and the buffer is compacted only once most of it is
-    // taken: a flood of short lines costs its length, not its length times the buffer's.
-    const size_t nl = proto_buf_.find('\n', std::max(proto_searched_, proto_start_));
+    // Only the bytes not searched yet (a flood without a line end costs its length once and
+    // reaches the limit below, not the deadline); lines are taken in place from proto_start_ and
+    // the buffer is compacted only once most of it is taken (a flood of short lines costs its
+    // length, not its length times the buffer's).
+    const size_t nl = proto_buf_.find('\n', proto_searched_);
     if (nl != std::string::npos) {
       line.assign(proto_buf_, proto_start_, nl - proto_start_);
       proto_start_ = proto_searched_ = nl + 1;

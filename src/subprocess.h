@@ -51,7 +51,7 @@ class Subprocess {
   int stdin_fd_ = -1, proto_fd_ = -1, out_fd_ = -1;
   std::string proto_buf_, output_;
   size_t proto_start_ = 0;     // where proto_buf_'s next line starts (lines before it are taken)
-  size_t proto_searched_ = 0;  // proto_buf_'s bytes already searched for a line end
+  size_t proto_searched_ = 0;  // proto_buf_'s bytes already searched for a line end (>= proto_start_)
   bool reaped_ = false;
   ExitStatus status_;
 };
