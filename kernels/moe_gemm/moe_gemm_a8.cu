@@ -29,13 +29,6 @@
       const f32 *__restrict__ topk_weights, bf16 *__restrict__ out, int topk, int num_slots, int N, int H, \
       int mul_routed_weight
 
-#define MOE_BLOCK_OR_RETURN()                                                                 \
-  HK_DYNAMIC_SHARED(float, smem);                                                             \
-  const moe::Route route{sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk}; \
-  moe::Block blk;                                                                             \
-  if (!moe::load_block(route, smem, blk)) return;                                             \
-  float acc[moe::Tile::TM][moe::Tile::TN]
-
 HK_KERNEL void moe_a8w8(A8_ARGS(TQ, TQ)) {
   MOE_BLOCK_OR_RETURN();
   const TQ* we = w + (i64)blk.expert * N * H;

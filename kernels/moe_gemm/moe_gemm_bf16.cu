@@ -22,12 +22,8 @@
 // act 0: none, 1: gelu (erf).
 template <int ACT>
 HK_DEVICE void moe_bf16_plain(MOE_ARGS) {
-  HK_DYNAMIC_SHARED(float, smem);
-  const moe::Route r{sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk};
-  moe::Block blk;
-  if (!moe::load_block(r, smem, blk)) return;
+  MOE_BLOCK_OR_RETURN();
   const bf16* we = w + (i64)blk.expert * N * H;
-  float acc[moe::Tile::TM][moe::Tile::TN];
   moe::mainloop(
       acc, smem, blk, N, H, [&](int m, int k) { return hk::to_f32(x[(i64)blk.token(m, topk) * H + k]); },
       [&](int n, int k) { return hk::to_f32(we[(i64)n * H + k]); });
@@ -49,12 +45,8 @@ HK_KERNEL void moe_gelu(MOE_ARGS) {
 }
 
 HK_KERNEL void moe_silu_fused(MOE_ARGS) {
-  HK_DYNAMIC_SHARED(float, smem);
-  const moe::Route r{sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk};
-  moe::Block blk;
-  if (!moe::load_block(r, smem, blk)) return;
+  MOE_BLOCK_OR_RETURN();
   const bf16* we = w + (i64)blk.expert * 2 * N * H;
-  float acc[moe::Tile::TM][moe::Tile::TN];
   moe::mainloop(
       acc, smem, blk, (blockIdx.x + 1) * moe::Tile::BN, H,
       [&](int m, int k) { return hk::to_f32(x[(i64)blk.token(m, topk) * H + k]); },

@@ -20,13 +20,6 @@
       const i32 *__restrict__ num_tokens_post_padded, const f32 *__restrict__ topk_weights,          \
       bf16 *__restrict__ out, int topk, int num_slots, int N, int H, int mul_routed_weight
 
-#define MOE_BLOCK_OR_RETURN()                                                                    \
-  HK_DYNAMIC_SHARED(float, smem);                                                                \
-  const moe::Route route{sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk}; \
-  moe::Block blk;                                                                                \
-  if (!moe::load_block(route, smem, blk)) return;                                                \
-  float acc[moe::Tile::TM][moe::Tile::TN]
-
 // Element (row, k) of an MX fp4 matrix with H columns, dequantized.
 HK_DEVICE float mx_at(const fp4e2m1x2* q, const e8m0* scale, i64 row, int k, int H) {
   const i64 i = row * H + k;

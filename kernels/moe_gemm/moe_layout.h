@@ -121,3 +121,13 @@ HK_DEVICE void gated_epilogue(const float (&acc)[Tile::TM][Tile::TN], const Bloc
 }
 
 }  // namespace moe
+
+// The start of every MoE GEMM entry: its block of the align layout (route, slots, expert), or
+// return when the block is past num_tokens_post_padded; then the thread's accumulator. Needs
+// the entry's arguments sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk.
+#define MOE_BLOCK_OR_RETURN()                                                                    \
+  HK_DYNAMIC_SHARED(float, smem);                                                                \
+  const moe::Route route{sorted_token_ids, expert_ids, num_tokens_post_padded, num_slots, topk}; \
+  moe::Block blk;                                                                                \
+  if (!moe::load_block(route, smem, blk)) return;                                                \
+  float acc[moe::Tile::TM][moe::Tile::TN]
