@@ -156,6 +156,9 @@ long long eval_int_expr(const std::string& text, const Params& params) {
   const double r = std::nearbyint(v);
   if (!std::isfinite(v) || std::fabs(v - r) > 1e-9)
     throw ExprError(fmt::format("expression \"{}\" is {}, not an integer", text, v));
+  // Converting a double beyond long long's range is undefined: refuse it (2^63 is exact in double).
+  if (r >= 9223372036854775808.0 || r < -9223372036854775808.0)
+    throw ExprError(fmt::format("expression \"{}\" is {}, beyond a 64-bit integer", text, v));
   return static_cast<long long>(r);
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace hk {
 namespace {
 
@@ -44,6 +46,9 @@ TEST(Expr, ErrorsSayWhatIsWrong) {
   EXPECT_NE(message("M $ 2").find("unexpected"), std::string::npos);
   EXPECT_NE(message("cbrt(8)").find("unknown function"), std::string::npos);
   EXPECT_NE(message("min(1)").find("takes 2"), std::string::npos);
+  EXPECT_NE(message("pow(10, 19)").find("beyond a 64-bit integer"), std::string::npos);
+  EXPECT_NE(message("-pow(2, 63) - pow(2, 12)").find("beyond a 64-bit integer"), std::string::npos);
+  EXPECT_EQ(eval_int_expr("-pow(2, 63)", kParams), std::numeric_limits<long long>::min());
 }
 
 }  // namespace

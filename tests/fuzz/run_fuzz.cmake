@@ -1,8 +1,9 @@
 # ctest fuzz_manifest_loading: builds the fuzz target with clang (tests/fuzz/CMakeLists.txt) and
 # runs it for SECONDS from a corpus seeded with the repository's manifests. Any crash, leak,
 # timeout or sanitizer report fails the test, and libFuzzer leaves the input that did it in
-# BUILD (crash-*, leak-*, timeout-*), to be added to tests as a case.
-#   -DCLANGXX= -DSRC=tests/fuzz -DBUILD= -DSEEDS=manifests -DSECONDS=
+# BUILD (crash-*, leak-*, timeout-*): fix it, add a unit test, and keep the input in
+# tests/fuzz/regressions so that every later run tries it first.
+#   -DCLANGXX= -DSRC=tests/fuzz -DBUILD= "-DSEEDS=manifests;tests/fuzz/regressions" -DSECONDS=
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BUILD} -DCMAKE_CXX_COMPILER=${CLANGXX} -DCMAKE_BUILD_TYPE=
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
