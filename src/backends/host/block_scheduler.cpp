@@ -2,9 +2,6 @@
 
 #include <cstring>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -14,29 +11,16 @@ namespace {
 thread_local BlockScheduler* tls_scheduler = nullptr;
 thread_local void* tls_fiber = nullptr;  // BlockScheduler::Fiber*, private type
 
-size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
-
 }  // namespace
 
 BlockScheduler::BlockScheduler(int threads_per_block, int warp_size, size_t stack_bytes)
     : threads_(threads_per_block),
       warp_size_(warp_size),
       warps_((threads_per_block + warp_size - 1) / warp_size),
+      stacks_(threads_per_block, stack_bytes),
       fibers_(static_cast<size_t>(threads_per_block)) {
-  const size_t page = page_size();
-  stack_bytes_ = (stack_bytes + page - 1) / page * page;
-  // Each stack has a guard page below it, so an overflow is a SIGSEGV (a CRASH), not corruption.
-  stacks_bytes_ = static_cast<size_t>(threads_) * (stack_bytes_ + page);
-  stacks_ = mmap(nullptr, stacks_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (stacks_ == MAP_FAILED) throw std::runtime_error(fmt::format("cannot map {} bytes of fiber stacks", stacks_bytes_));
-  for (int i = 0; i < threads_; ++i)
-    mprotect(static_cast<char*>(stacks_) + static_cast<size_t>(i) * (stack_bytes_ + page), page, PROT_NONE);
   slots_[0].assign(static_cast<size_t>(warps_ * warp_size_), 0);
   slots_[1].assign(static_cast<size_t>(warps_ * warp_size_), 0);
-}
-
-BlockScheduler::~BlockScheduler() {
-  if (stacks_ && stacks_ != MAP_FAILED) munmap(stacks_, stacks_bytes_);
 }
 
 void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
@@ -45,7 +29,6 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
   args_ = args;
   block_idx_ = block_idx;
   live_ = threads_;
-  const size_t page = page_size();
   for (int i = 0; i < threads_; ++i) {
     Fiber& f = fibers_[static_cast<size_t>(i)];
     const unsigned u = static_cast<unsigned>(i);
@@ -58,8 +41,7 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
     f.thread.warp = i / warp_size_;
     f.state = State::runnable;
     f.exchange_parity = 0;
-    fiber_prepare(f.context, static_cast<char*>(stacks_) + static_cast<size_t>(i) * (stack_bytes_ + page) + page, stack_bytes_,
-                  &BlockScheduler::fiber_main);
+    fiber_prepare(f.context, stacks_.base(i), stacks_.bytes(), &BlockScheduler::fiber_main);
   }
   tls_scheduler = this;
   for (;;) {

@@ -2,7 +2,7 @@
 // a thread runs until it reaches a barrier (__syncthreads, a warp collective) or ends, and a
 // barrier opens when every live thread it concerns has arrived. That is what makes shared
 // memory, barriers and warp shuffles behave on the CPU as on a GPU. One scheduler is reused for
-// every block an OS thread runs, so fiber stacks are mapped once.
+// every block an OS thread runs in a launch, and its stacks serve later launches (fiber_stacks.h).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/host/fiber_stacks.h"
 #include "backends/host/fiber_switch.h"
 #include "hk_host_abi.h"
 
@@ -20,7 +21,6 @@ class BlockScheduler {
   using Entry = void (*)(void**);
 
   BlockScheduler(int threads_per_block, int warp_size, size_t stack_bytes);
-  ~BlockScheduler();
   BlockScheduler(const BlockScheduler&) = delete;
   BlockScheduler& operator=(const BlockScheduler&) = delete;
 
@@ -54,9 +54,7 @@ class BlockScheduler {
   void check_one_barrier_site() const;
 
   int threads_, warp_size_, warps_;
-  size_t stack_bytes_;
-  void* stacks_ = nullptr;
-  size_t stacks_bytes_ = 0;
+  FiberStacks stacks_;
   std::vector<Fiber> fibers_;
   // Two sets of per-thread slots for warp collectives, used alternately: a lane can only start
   // writing a set again after a later barrier that every lane passed, i.e. after all read it.
