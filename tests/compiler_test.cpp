@@ -36,6 +36,12 @@ void compiles_rmsnorm(const std::string& backend, const std::string& arch, const
   ASSERT_TRUE(out.ok) << out.log;
   EXPECT_TRUE(is_elf(out.binary)) << "a cubin / code object is an ELF file";
   EXPECT_EQ(out.symbols.count("rmsnorm"), 1u) << "the entry is resolved";
+  if (backend == "host") {
+    // The host reads -D macros after its prelude (NVRTC's and hipRTC's own headers refuse
+    // -DT=float), and names its own template parameters apart from them.
+    const CompileOutput keyword = c->compile({read_file(kRmsnorm), kRmsnorm, {"-DT=float", "-DN=int", "-DOp=int", "-DF=int"}, {"rmsnorm"}});
+    EXPECT_TRUE(keyword.ok) << keyword.log;
+  }
   const CompileOutput bad = c->compile({"#include \"hkcheck.h\"\nHK_KERNEL void k(f32* o) { o[0] = ; }\n", "bad.cu", {}, {"k"}});
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.log.find("bad.cu"), std::string::npos) << "the log names the file: " << bad.log;

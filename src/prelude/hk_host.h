@@ -68,9 +68,9 @@ inline long long clock64() {  // nanoseconds: a monotonic counter, as the GPU's 
   return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-template <typename To, typename From> inline To hk_host_bits(From v) {
-  static_assert(sizeof(To) == sizeof(From), "same size");
-  To t;
+template <typename HkTo, typename HkFrom> inline HkTo hk_host_bits(HkFrom v) {
+  static_assert(sizeof(HkTo) == sizeof(HkFrom), "same size");
+  HkTo t;
   memcpy(&t, &v, sizeof t);
   return t;
 }
@@ -97,7 +97,7 @@ inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
-template <typename T> inline T __ldg(const T* p) { return *p; }
+template <typename HkT> inline HkT __ldg(const HkT* p) { return *p; }
 inline float __powf(float a, float b) { return powf(a, b); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
@@ -130,36 +130,36 @@ inline int __clzll(long long v) { return v ? __builtin_clzll((unsigned long long
 inline int __ffsll(long long v) { return __builtin_ffsll(v); }
 inline void __nanosleep(unsigned) {}
 // CUDA and HIP give min/max for every arithmetic pair of types at global scope.
-template <typename A, typename B> inline typename std::common_type<A, B>::type min(A a, B b) {
-  return b < a ? (typename std::common_type<A, B>::type)b : (typename std::common_type<A, B>::type)a;
+template <typename HkA, typename HkB> inline typename std::common_type<HkA, HkB>::type min(HkA a, HkB b) {
+  return b < a ? (typename std::common_type<HkA, HkB>::type)b : (typename std::common_type<HkA, HkB>::type)a;
 }
-template <typename A, typename B> inline typename std::common_type<A, B>::type max(A a, B b) {
-  return a < b ? (typename std::common_type<A, B>::type)b : (typename std::common_type<A, B>::type)a;
+template <typename HkA, typename HkB> inline typename std::common_type<HkA, HkB>::type max(HkA a, HkB b) {
+  return a < b ? (typename std::common_type<HkA, HkB>::type)b : (typename std::common_type<HkA, HkB>::type)a;
 }
 
 // Warp collectives: every live lane of the warp takes part, as on the GPU.
-template <typename T> inline T hk_host_exchange(T v, int src) {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "shuffles move at most 8 bytes");
+template <typename HkT> inline HkT hk_host_exchange(HkT v, int src) {
+  static_assert(sizeof(HkT) <= 8 && std::is_trivially_copyable<HkT>::value, "shuffles move at most 8 bytes");
   uint64_t bits = 0;
-  memcpy(&bits, &v, sizeof(T));
+  memcpy(&bits, &v, sizeof(HkT));
   const uint64_t got = hk_host_rt->exchange(bits, src);
-  T r;
-  memcpy(&r, &got, sizeof(T));
+  HkT r;
+  memcpy(&r, &got, sizeof(HkT));
   return r;
 }
 inline int hk_host_lane() { return hk_host_rt->current()->lane; }
-template <typename T> inline T __shfl_sync(unsigned long long, T v, int src, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_sync(unsigned long long, HkT v, int src, int width = warpSize) {
   return hk_host_exchange(v, (hk_host_lane() & ~(width - 1)) + (src & (width - 1)));
 }
-template <typename T> inline T __shfl_xor_sync(unsigned long long, T v, int mask, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_xor_sync(unsigned long long, HkT v, int mask, int width = warpSize) {
   const int lane = hk_host_lane(), src = lane ^ mask;
   return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
 }
-template <typename T> inline T __shfl_down_sync(unsigned long long, T v, int delta, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_down_sync(unsigned long long, HkT v, int delta, int width = warpSize) {
   const int lane = hk_host_lane(), src = lane + delta;
   return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
 }
-template <typename T> inline T __shfl_up_sync(unsigned long long, T v, int delta, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_up_sync(unsigned long long, HkT v, int delta, int width = warpSize) {
   const int lane = hk_host_lane(), src = lane - delta;
   return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
 }
@@ -187,13 +187,13 @@ inline int __all_sync(unsigned long long, int pred) { return hk_host_rt->ballot(
 
 // Atomics: blocks run concurrently on several OS threads. The value's type follows the pointer's
 // (atomicAdd(float_ptr, 1) adds 1.0f, as in CUDA), so it is not deduced from the value.
-template <typename T> struct hk_host_same { typedef T type; };
-template <typename T> using hk_host_value = typename hk_host_same<T>::type;
-template <typename T> inline T atomicAdd(T* p, hk_host_value<T> v) {
-  if constexpr (std::is_integral<T>::value) {
+template <typename HkT> struct hk_host_same { typedef HkT type; };
+template <typename HkT> using hk_host_value = typename hk_host_same<HkT>::type;
+template <typename HkT> inline HkT atomicAdd(HkT* p, hk_host_value<HkT> v) {
+  if constexpr (std::is_integral<HkT>::value) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
   } else {
-    T old, sum;  // __atomic_load_n takes integers and pointers only
+    HkT old, sum;  // __atomic_load_n takes integers and pointers only
     __atomic_load(p, &old, __ATOMIC_SEQ_CST);
     do {
       sum = old + v;
@@ -201,29 +201,29 @@ template <typename T> inline T atomicAdd(T* p, hk_host_value<T> v) {
     return old;
   }
 }
-template <typename T> inline T atomicSub(T* p, hk_host_value<T> v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
-template <typename T> inline T atomicExch(T* p, hk_host_value<T> v) {
-  T old;
+template <typename HkT> inline HkT atomicSub(HkT* p, hk_host_value<HkT> v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+template <typename HkT> inline HkT atomicExch(HkT* p, hk_host_value<HkT> v) {
+  HkT old;
   __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
   return old;
 }
-template <typename T> inline T atomicCAS(T* p, hk_host_value<T> expected, hk_host_value<T> desired) {
+template <typename HkT> inline HkT atomicCAS(HkT* p, hk_host_value<HkT> expected, hk_host_value<HkT> desired) {
   __atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;  // the old value, whether or not the swap happened
 }
-template <typename T> inline T atomicMax(T* p, hk_host_value<T> v) {
-  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+template <typename HkT> inline HkT atomicMax(HkT* p, hk_host_value<HkT> v) {
+  HkT old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (old < v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
   return old;
 }
-template <typename T> inline T atomicMin(T* p, hk_host_value<T> v) {
-  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+template <typename HkT> inline HkT atomicMin(HkT* p, hk_host_value<HkT> v) {
+  HkT old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (old > v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
   return old;
 }
-template <typename T> inline T atomicOr(T* p, hk_host_value<T> v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
-template <typename T> inline T atomicAnd(T* p, hk_host_value<T> v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
-template <typename T> inline T atomicXor(T* p, hk_host_value<T> v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
+template <typename HkT> inline HkT atomicOr(HkT* p, hk_host_value<HkT> v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <typename HkT> inline HkT atomicAnd(HkT* p, hk_host_value<HkT> v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <typename HkT> inline HkT atomicXor(HkT* p, hk_host_value<HkT> v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
 // CUDA's wrapping counters: old >= limit starts again at 0 (atomicInc), at limit (atomicDec).
 inline unsigned atomicInc(unsigned* p, unsigned limit) {
   unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
@@ -242,11 +242,11 @@ inline unsigned atomicDec(unsigned* p, unsigned limit) {
 
 // Unpacks a launch's argument array by the kernel's own signature (used by the generated
 // hk_host_entry_<name> trampolines).
-template <typename... A, size_t... I>
-inline void hk_host_call(void (*f)(A...), void** args, std::index_sequence<I...>) {
-  f(*static_cast<typename std::remove_cv<typename std::remove_reference<A>::type>::type*>(args[I])...);
+template <typename... HkA, size_t... HkI>
+inline void hk_host_call(void (*f)(HkA...), void** args, std::index_sequence<HkI...>) {
+  f(*static_cast<typename std::remove_cv<typename std::remove_reference<HkA>::type>::type*>(args[HkI])...);
 }
-template <typename... A> inline void hk_host_invoke(void (*f)(A...), void** args) {
-  hk_host_call(f, args, std::index_sequence_for<A...>{});
+template <typename... HkA> inline void hk_host_invoke(void (*f)(HkA...), void** args) {
+  hk_host_call(f, args, std::index_sequence_for<HkA...>{});
 }
-template <typename... A> constexpr int hk_host_arity(void (*)(A...)) { return (int)sizeof...(A); }
+template <typename... HkA> constexpr int hk_host_arity(void (*)(HkA...)) { return (int)sizeof...(HkA); }

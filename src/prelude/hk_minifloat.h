@@ -33,9 +33,9 @@ HK_HD inline float hk_frexp(float x, int* e) { return frexpf(x, e); }
 HK_HD inline double hk_frexp(double x, int* e) { return frexp(x, e); }
 
 // Encodes x (float or double) into the format's bit pattern, rounding to nearest even.
-template <typename F>
-HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
-  const unsigned sign = (x < F(0) || (x == F(0) && F(1) / x < F(0))) ? 1u : 0u;
+template <typename HkF>
+HK_HD inline unsigned hk_encode_float(HkF x, HkFloatFormat f) {
+  const unsigned sign = (x < HkF(0) || (x == HkF(0) && HkF(1) / x < HkF(0))) ? 1u : 0u;
   const unsigned sign_bits = sign << (f.ebits + f.mbits);
   const unsigned exp_all_ones = (1u << f.ebits) - 1u;
   const unsigned inf_bits = exp_all_ones << f.mbits;
@@ -43,8 +43,8 @@ HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
   // The largest finite pattern: below Inf, or below an all-ones NaN, or all ones.
   const unsigned max_bits = f.has_inf ? inf_bits - 1u : (!f.no_nan && f.nan_bits == all_ones ? all_ones - 1u : all_ones);
   if (x != x) return f.no_nan ? max_bits : (f.nan_bits | sign_bits);
-  F a = sign ? -x : x;
-  if (a > F(f.max_finite) * F(2)) {  // also catches Inf
+  HkF a = sign ? -x : x;
+  if (a > HkF(f.max_finite) * HkF(2)) {  // also catches Inf
     if (f.saturate) return max_bits | sign_bits;
     return (f.has_inf ? inf_bits : f.nan_bits) | sign_bits;
   }
@@ -52,13 +52,13 @@ HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
   int e = 0;
   hk_frexp(a, &e);
   e -= 1;  // a = m * 2^e with m in [1, 2)
-  if (a == F(0) || e < emin) e = emin;
-  const F r = hk_ldexp(hk_rint(hk_ldexp(a, f.mbits - e)), e - f.mbits);  // exact: power-of-two scaling
-  if (r > F(f.max_finite)) {
+  if (a == HkF(0) || e < emin) e = emin;
+  const HkF r = hk_ldexp(hk_rint(hk_ldexp(a, f.mbits - e)), e - f.mbits);  // exact: power-of-two scaling
+  if (r > HkF(f.max_finite)) {
     if (f.saturate) return max_bits | sign_bits;
     return (f.has_inf ? inf_bits : f.nan_bits) | sign_bits;
   }
-  if (r == F(0)) return sign_bits;
+  if (r == HkF(0)) return sign_bits;
   int re = 0;
   hk_frexp(r, &re);
   re -= 1;
@@ -70,23 +70,23 @@ HK_HD inline unsigned hk_encode_float(F x, HkFloatFormat f) {
 }
 
 // Decodes a bit pattern of the format into float or double (exact: every value fits).
-template <typename F>
-HK_HD inline F hk_decode_float(unsigned bits, HkFloatFormat f) {
+template <typename HkF>
+HK_HD inline HkF hk_decode_float(unsigned bits, HkFloatFormat f) {
   const unsigned mant_mask = (1u << f.mbits) - 1u;
   const unsigned exp_all_ones = (1u << f.ebits) - 1u;
   const unsigned mant = bits & mant_mask;
   const unsigned expf_ = (bits >> f.mbits) & exp_all_ones;
   const bool neg = (bits >> (f.ebits + f.mbits)) & 1u;
-  const F inf = hk_ldexp(F(1), 1 << 14);  // overflows to +Inf in float and double
-  F v;
+  const HkF inf = hk_ldexp(HkF(1), 1 << 14);  // overflows to +Inf in float and double
+  HkF v;
   if (f.has_inf && expf_ == exp_all_ones) {
     v = mant ? inf - inf : inf;
   } else if (!f.has_inf && !f.no_nan && (bits & ((1u << (f.ebits + f.mbits)) - 1u)) == f.nan_bits) {
     v = inf - inf;
   } else if (expf_ == 0) {
-    v = hk_ldexp(F(mant), 1 - f.bias - f.mbits);
+    v = hk_ldexp(HkF(mant), 1 - f.bias - f.mbits);
   } else {
-    v = hk_ldexp(F(mant | (1u << f.mbits)), (int)expf_ - f.bias - f.mbits);
+    v = hk_ldexp(HkF(mant | (1u << f.mbits)), (int)expf_ - f.bias - f.mbits);
   }
   return neg ? -v : v;
 }
@@ -95,11 +95,11 @@ HK_HD inline F hk_decode_float(unsigned bits, HkFloatFormat f) {
 // zero. A value that is not a power of two rounds toward zero (2^floor(log2 x)), as the MX
 // scale rule floor(log2(amax)) does. Below 2^-127 (0 included) clamps to 2^-127 (0x00); above
 // 2^127 (Inf included) saturates to 2^127 (0xFE); NaN and negative values give 0xFF.
-template <typename F>
-HK_HD inline unsigned hk_encode_e8m0(F x) {
-  if (x != x || x < F(0)) return 0xFFu;
-  if (x == F(0)) return 0u;
-  if (x - x != F(0)) return 0xFEu;  // Inf
+template <typename HkF>
+HK_HD inline unsigned hk_encode_e8m0(HkF x) {
+  if (x != x || x < HkF(0)) return 0xFFu;
+  if (x == HkF(0)) return 0u;
+  if (x - x != HkF(0)) return 0xFEu;  // Inf
   int e = 0;
   hk_frexp(x, &e);
   e -= 1;                           // x = m * 2^e with m in [1, 2)
@@ -108,12 +108,12 @@ HK_HD inline unsigned hk_encode_e8m0(F x) {
   return (unsigned)(e + 127);
 }
 
-template <typename F>
-HK_HD inline F hk_decode_e8m0(unsigned bits) {
+template <typename HkF>
+HK_HD inline HkF hk_decode_e8m0(unsigned bits) {
   bits &= 0xFFu;
   if (bits == 0xFFu) {
-    const F inf = hk_ldexp(F(1), 1 << 14);
+    const HkF inf = hk_ldexp(HkF(1), 1 << 14);
     return inf - inf;
   }
-  return hk_ldexp(F(1), (int)bits - 127);
+  return hk_ldexp(HkF(1), (int)bits - 127);
 }

@@ -74,7 +74,7 @@ HK_DEVICE float to_f32(i32 x) { return (float)x; }
 HK_DEVICE float to_f32(i64 x) { return (float)x; }
 
 // from_f32<T>(v): round-to-nearest-even into T (fp8 e4m3 saturates to +-448; e5m2 overflows to Inf).
-template <typename T> HK_DEVICE T from_f32(float v);
+template <typename HkT> HK_DEVICE HkT from_f32(float v);
 template <> HK_DEVICE float from_f32<float>(float v) { return v; }
 template <> HK_DEVICE double from_f32<double>(float v) { return v; }
 template <> HK_DEVICE bf16 from_f32<bf16>(float v) {
@@ -120,55 +120,55 @@ HK_DEVICE e8m0 mx_scale_fp4(float amax) {
   return r;
 }
 
-template <typename T> HK_DEVICE T ceil_div(T a, T b) { return (a + b - 1) / b; }
+template <typename HkT> HK_DEVICE HkT ceil_div(HkT a, HkT b) { return (a + b - 1) / b; }
 HK_DEVICE int lane_id() { return (int)(threadIdx.x % HK_WARP_SIZE); }
 HK_DEVICE int warp_id() { return (int)(threadIdx.x / HK_WARP_SIZE); }
 
 // Warp shuffles over the full warp (all lanes must take part).
 #if defined(HK_BACKEND_CUDA) || defined(HK_BACKEND_HOST)
-template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
-template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl_sync(0xffffffffu, v, src); }
-template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+template <typename HkT> HK_DEVICE HkT shfl_xor(HkT v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+template <typename HkT> HK_DEVICE HkT shfl(HkT v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+template <typename HkT> HK_DEVICE HkT shfl_down(HkT v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
 HK_DEVICE void sync_warp() { __syncwarp(); }
 HK_DEVICE u64 ballot(int pred) { return (u64)__ballot_sync(0xffffffffu, pred); }
 #else
-template <typename T> HK_DEVICE T shfl_xor(T v, int mask) { return __shfl_xor(v, mask); }
-template <typename T> HK_DEVICE T shfl(T v, int src) { return __shfl(v, src); }
-template <typename T> HK_DEVICE T shfl_down(T v, int delta) { return __shfl_down(v, delta); }
+template <typename HkT> HK_DEVICE HkT shfl_xor(HkT v, int mask) { return __shfl_xor(v, mask); }
+template <typename HkT> HK_DEVICE HkT shfl(HkT v, int src) { return __shfl(v, src); }
+template <typename HkT> HK_DEVICE HkT shfl_down(HkT v, int delta) { return __shfl_down(v, delta); }
 HK_DEVICE void sync_warp() {}
 HK_DEVICE u64 ballot(int pred) { return (u64)__ballot(pred); }
 #endif
 
 // Butterfly reductions: every lane gets the result.
-template <typename T> HK_DEVICE T warp_sum(T v) {
+template <typename HkT> HK_DEVICE HkT warp_sum(HkT v) {
   for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) v += shfl_xor(v, m);
   return v;
 }
-template <typename T> HK_DEVICE T warp_max(T v) {
-  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { T o = shfl_xor(v, m); v = o > v ? o : v; }
+template <typename HkT> HK_DEVICE HkT warp_max(HkT v) {
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { HkT o = shfl_xor(v, m); v = o > v ? o : v; }
   return v;
 }
-template <typename T> HK_DEVICE T warp_min(T v) {
-  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { T o = shfl_xor(v, m); v = o < v ? o : v; }
+template <typename HkT> HK_DEVICE HkT warp_min(HkT v) {
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) { HkT o = shfl_xor(v, m); v = o < v ? o : v; }
   return v;
 }
 
 // Block reductions: every thread of the block must call; every thread gets the result.
 // blockDim.x must be a multiple of HK_WARP_SIZE and at most 1024.
-template <typename T, typename Op> HK_DEVICE T block_reduce(T v, Op op, T identity) {
-  __shared__ T partial[1024 / 32];
+template <typename HkT, typename HkOp> HK_DEVICE HkT block_reduce(HkT v, HkOp op, HkT identity) {
+  __shared__ HkT partial[1024 / 32];
   for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) v = op(v, shfl_xor(v, m));
   const int nwarps = (int)((blockDim.x + HK_WARP_SIZE - 1) / HK_WARP_SIZE);
   __syncthreads();  // partial[] may still be read by a previous call
   if (lane_id() == 0) partial[warp_id()] = v;
   __syncthreads();
-  T r = lane_id() < nwarps ? partial[lane_id()] : identity;
+  HkT r = lane_id() < nwarps ? partial[lane_id()] : identity;
   for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) r = op(r, shfl_xor(r, m));
   return r;
 }
-struct SumOp { template <typename T> HK_DEVICE T operator()(T a, T b) const { return a + b; } };
-struct MaxOp { template <typename T> HK_DEVICE T operator()(T a, T b) const { return a > b ? a : b; } };
-template <typename T> HK_DEVICE T block_sum(T v) { return block_reduce(v, SumOp(), T(0)); }
+struct SumOp { template <typename HkT> HK_DEVICE HkT operator()(HkT a, HkT b) const { return a + b; } };
+struct MaxOp { template <typename HkT> HK_DEVICE HkT operator()(HkT a, HkT b) const { return a > b ? a : b; } };
+template <typename HkT> HK_DEVICE HkT block_sum(HkT v) { return block_reduce(v, SumOp(), HkT(0)); }
 HK_DEVICE float block_max(float v) { return block_reduce(v, MaxOp(), -__int_as_float(0x7f800000)); }
 
 }  // namespace hk

@@ -35,32 +35,32 @@ inline float f16_bits_to_f32(unsigned short b) {
 }
 }  // namespace hk_host_half
 
-#define HK_HOST_HALF_TYPE(T, TO_BITS, FROM_BITS)                                           \
-  struct T {                                                                               \
+#define HK_HOST_HALF_TYPE(HkT, TO_BITS, FROM_BITS)                                           \
+  struct HkT {                                                                               \
     unsigned short __x;                                                                    \
-    T() = default;                                                                         \
-    T(float f) : __x(hk_host_half::TO_BITS(f)) {}                                          \
-    T(double f) : __x(hk_host_half::TO_BITS(static_cast<float>(f))) {}                     \
-    T(int i) : __x(hk_host_half::TO_BITS(static_cast<float>(i))) {}                        \
+    HkT() = default;                                                                         \
+    HkT(float f) : __x(hk_host_half::TO_BITS(f)) {}                                          \
+    HkT(double f) : __x(hk_host_half::TO_BITS(static_cast<float>(f))) {}                     \
+    HkT(int i) : __x(hk_host_half::TO_BITS(static_cast<float>(i))) {}                        \
     operator float() const { return hk_host_half::FROM_BITS(__x); }                        \
-    T& operator+=(T o) { return *this = T(float(*this) + float(o)); }                     \
-    T& operator-=(T o) { return *this = T(float(*this) - float(o)); }                      \
-    T& operator*=(T o) { return *this = T(float(*this) * float(o)); }                      \
-    T& operator/=(T o) { return *this = T(float(*this) / float(o)); }                      \
+    HkT& operator+=(HkT o) { return *this = HkT(float(*this) + float(o)); }                     \
+    HkT& operator-=(HkT o) { return *this = HkT(float(*this) - float(o)); }                      \
+    HkT& operator*=(HkT o) { return *this = HkT(float(*this) * float(o)); }                      \
+    HkT& operator/=(HkT o) { return *this = HkT(float(*this) / float(o)); }                      \
   };                                                                                       \
-  inline T operator+(T a, T b) { return T(float(a) + float(b)); }                          \
-  inline T operator-(T a, T b) { return T(float(a) - float(b)); }                          \
-  inline T operator*(T a, T b) { return T(float(a) * float(b)); }                          \
-  inline T operator/(T a, T b) { return T(float(a) / float(b)); }                          \
-  inline T operator-(T a) { T r = a; r.__x ^= 0x8000; return r; }                          \
-  inline bool operator==(T a, T b) { return float(a) == float(b); }                        \
-  inline bool operator!=(T a, T b) { return float(a) != float(b); }                        \
-  inline bool operator<(T a, T b) { return float(a) < float(b); }                          \
-  inline bool operator<=(T a, T b) { return float(a) <= float(b); }                        \
-  inline bool operator>(T a, T b) { return float(a) > float(b); }                          \
-  inline bool operator>=(T a, T b) { return float(a) >= float(b); }                        \
-  struct T##2 {                                                                            \
-    T x, y;                                                                                \
+  inline HkT operator+(HkT a, HkT b) { return HkT(float(a) + float(b)); }                          \
+  inline HkT operator-(HkT a, HkT b) { return HkT(float(a) - float(b)); }                          \
+  inline HkT operator*(HkT a, HkT b) { return HkT(float(a) * float(b)); }                          \
+  inline HkT operator/(HkT a, HkT b) { return HkT(float(a) / float(b)); }                          \
+  inline HkT operator-(HkT a) { HkT r = a; r.__x ^= 0x8000; return r; }                          \
+  inline bool operator==(HkT a, HkT b) { return float(a) == float(b); }                        \
+  inline bool operator!=(HkT a, HkT b) { return float(a) != float(b); }                        \
+  inline bool operator<(HkT a, HkT b) { return float(a) < float(b); }                          \
+  inline bool operator<=(HkT a, HkT b) { return float(a) <= float(b); }                        \
+  inline bool operator>(HkT a, HkT b) { return float(a) > float(b); }                          \
+  inline bool operator>=(HkT a, HkT b) { return float(a) >= float(b); }                        \
+  struct HkT##2 {                                                                            \
+    HkT x, y;                                                                                \
   };
 
 HK_HOST_HALF_TYPE(__half, f32_to_f16_bits, f16_bits_to_f32)
@@ -96,15 +96,15 @@ inline float2 __half22float2(__half2 h) { return float2{float(h.x), float(h.y)};
 inline __half2 __float22half2_rn(float2 f) { return __half2{__half(f.x), __half(f.y)}; }
 
 // The arithmetic intrinsics, for both types.
-template <typename T> inline T __hadd(T a, T b) { return a + b; }
-template <typename T> inline T __hsub(T a, T b) { return a - b; }
-template <typename T> inline T __hmul(T a, T b) { return a * b; }
-template <typename T> inline T __hdiv(T a, T b) { return a / b; }
-template <typename T> inline T __hneg(T a) { return -a; }
-template <typename T> inline T __hfma(T a, T b, T c) { return T(float(a) * float(b) + float(c)); }
-template <typename T> inline T __habs(T a) { T r = a; r.__x &= 0x7fff; return r; }
-template <typename T> inline T __hmax(T a, T b) { return float(a) < float(b) ? b : a; }
-template <typename T> inline T __hmin(T a, T b) { return float(b) < float(a) ? b : a; }
-template <typename T> inline bool __heq(T a, T b) { return a == b; }
-template <typename T> inline bool __hlt(T a, T b) { return a < b; }
-template <typename T> inline bool __hgt(T a, T b) { return a > b; }
+template <typename HkT> inline HkT __hadd(HkT a, HkT b) { return a + b; }
+template <typename HkT> inline HkT __hsub(HkT a, HkT b) { return a - b; }
+template <typename HkT> inline HkT __hmul(HkT a, HkT b) { return a * b; }
+template <typename HkT> inline HkT __hdiv(HkT a, HkT b) { return a / b; }
+template <typename HkT> inline HkT __hneg(HkT a) { return -a; }
+template <typename HkT> inline HkT __hfma(HkT a, HkT b, HkT c) { return HkT(float(a) * float(b) + float(c)); }
+template <typename HkT> inline HkT __habs(HkT a) { HkT r = a; r.__x &= 0x7fff; return r; }
+template <typename HkT> inline HkT __hmax(HkT a, HkT b) { return float(a) < float(b) ? b : a; }
+template <typename HkT> inline HkT __hmin(HkT a, HkT b) { return float(b) < float(a) ? b : a; }
+template <typename HkT> inline bool __heq(HkT a, HkT b) { return a == b; }
+template <typename HkT> inline bool __hlt(HkT a, HkT b) { return a < b; }
+template <typename HkT> inline bool __hgt(HkT a, HkT b) { return a > b; }

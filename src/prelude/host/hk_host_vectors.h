@@ -3,18 +3,18 @@
 // loads see the same layout as on the GPU. Built in under NVRTC and nvcc; included by hk_host.h.
 #pragma once
 
-#define HK_HOST_VEC1(T, N, A) \
-  struct __attribute__((aligned(A))) N { T x; }; \
-  inline N make_##N(T x) { return N{x}; }
-#define HK_HOST_VEC2(T, N, A) \
-  struct __attribute__((aligned(A))) N { T x, y; }; \
-  inline N make_##N(T x, T y) { return N{x, y}; }
-#define HK_HOST_VEC3(T, N) \
-  struct N { T x, y, z; }; \
-  inline N make_##N(T x, T y, T z) { return N{x, y, z}; }
-#define HK_HOST_VEC4(T, N, A) \
-  struct __attribute__((aligned(A))) N { T x, y, z, w; }; \
-  inline N make_##N(T x, T y, T z, T w) { return N{x, y, z, w}; }
+#define HK_HOST_VEC1(HkT, HkN, HkA) \
+  struct __attribute__((aligned(HkA))) HkN { HkT x; }; \
+  inline HkN make_##HkN(HkT x) { return HkN{x}; }
+#define HK_HOST_VEC2(HkT, HkN, HkA) \
+  struct __attribute__((aligned(HkA))) HkN { HkT x, y; }; \
+  inline HkN make_##HkN(HkT x, HkT y) { return HkN{x, y}; }
+#define HK_HOST_VEC3(HkT, HkN) \
+  struct HkN { HkT x, y, z; }; \
+  inline HkN make_##HkN(HkT x, HkT y, HkT z) { return HkN{x, y, z}; }
+#define HK_HOST_VEC4(HkT, HkN, HkA) \
+  struct __attribute__((aligned(HkA))) HkN { HkT x, y, z, w; }; \
+  inline HkN make_##HkN(HkT x, HkT y, HkT z, HkT w) { return HkN{x, y, z, w}; }
 
 HK_HOST_VEC1(signed char, char1, 1)
 HK_HOST_VEC2(signed char, char2, 2)

@@ -6,16 +6,16 @@
 
 namespace cooperative_groups {
 
-template <typename T> struct plus { T operator()(T a, T b) const { return a + b; } };
-template <typename T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };
-template <typename T> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };
-template <typename T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
-template <typename T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
-template <typename T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
+template <typename HkT> struct plus { HkT operator()(HkT a, HkT b) const { return a + b; } };
+template <typename HkT> struct less { HkT operator()(HkT a, HkT b) const { return b < a ? b : a; } };
+template <typename HkT> struct greater { HkT operator()(HkT a, HkT b) const { return a < b ? b : a; } };
+template <typename HkT> struct bit_and { HkT operator()(HkT a, HkT b) const { return a & b; } };
+template <typename HkT> struct bit_or { HkT operator()(HkT a, HkT b) const { return a | b; } };
+template <typename HkT> struct bit_xor { HkT operator()(HkT a, HkT b) const { return a ^ b; } };
 
-template <unsigned int Size, typename T, typename Op>
-inline T reduce(const thread_block_tile<Size>& tile, T v, Op op) {
-  for (unsigned int m = Size / 2; m > 0; m /= 2) v = op(v, tile.shfl_xor(v, m));
+template <unsigned int HkSize, typename HkT, typename HkOp>
+inline HkT reduce(const thread_block_tile<HkSize>& tile, HkT v, HkOp op) {
+  for (unsigned int m = HkSize / 2; m > 0; m /= 2) v = op(v, tile.shfl_xor(v, m));
   return v;
 }
 

@@ -20,16 +20,16 @@
 // so a kernel that assumes 64 lanes under 32 reads its own value (and gets the wrong answer a
 // GPU would give) instead of a lane that does not exist.
 inline int hk_host_shfl_width(int width) { return width < warpSize ? width : warpSize; }
-template <typename T> inline T __shfl(T v, int src, int width = warpSize) {
+template <typename HkT> inline HkT __shfl(HkT v, int src, int width = warpSize) {
   return __shfl_sync(~0ull, v, src, hk_host_shfl_width(width));
 }
-template <typename T> inline T __shfl_xor(T v, int lane_mask, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_xor(HkT v, int lane_mask, int width = warpSize) {
   return __shfl_xor_sync(~0ull, v, lane_mask, hk_host_shfl_width(width));
 }
-template <typename T> inline T __shfl_down(T v, unsigned int delta, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_down(HkT v, unsigned int delta, int width = warpSize) {
   return __shfl_down_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
 }
-template <typename T> inline T __shfl_up(T v, unsigned int delta, int width = warpSize) {
+template <typename HkT> inline HkT __shfl_up(HkT v, unsigned int delta, int width = warpSize) {
   return __shfl_up_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
 }
 inline unsigned long long __ballot(int pred) { return hk_host_rt->ballot(pred); }
@@ -39,7 +39,7 @@ inline int __all(int pred) { return hk_host_rt->ballot(!pred) == 0; }
 inline unsigned int __lane_id() { return (unsigned)hk_host_lane(); }
 
 // The AMD built-ins that say something a CPU can say exactly.
-template <typename T> inline T __builtin_amdgcn_readfirstlane(T v) {
+template <typename HkT> inline HkT __builtin_amdgcn_readfirstlane(HkT v) {
   const unsigned long long active = hk_host_rt->ballot(1);
   return hk_host_exchange(v, __builtin_ctzll(active));
 }
