@@ -6,6 +6,10 @@
 // shared library per reference file (with reference_context.cpp beside this header), and loaded
 // by hkcheck's workers: adding one needs no rebuild of hkcheck.
 #pragma once
+// A guard as well: hkcheck forces a precompiled copy of this header in first, and the guard keeps
+// the reference file's own #include of it from defining everything again.
+#ifndef HK_REFERENCE_H
+#define HK_REFERENCE_H
 
 #include <Eigen/Dense>
 #include <cmath>
@@ -78,3 +82,5 @@ extern "C" const hk::ref::Function* hk_reference_find(const char* name);
   static void hk_reference_##name(::hk::ref::Context& ctx);               \
   static const ::hk::ref::Registrar hk_registrar_##name(#name, hk_reference_##name); \
   static void hk_reference_##name(::hk::ref::Context& ctx)
+
+#endif  // HK_REFERENCE_H

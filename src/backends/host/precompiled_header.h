@@ -1,0 +1,21 @@
+// A header precompiled by g++ once per cache: a header every compile includes first (the host
+// prelude, reference.h with Eigen) is parsed once, not once per compile. g++ uses header.gch in
+// place of the header when the flags and macros allow it and reads the header otherwise, so a
+// missing or unusable one costs time, never a result.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/host/host_compiler.h"
+
+namespace hk::host {
+
+// Whether cxx can make and use a .gch (g++; clang reads its own format, with other options).
+bool can_precompile(const CompilerInfo& cxx);
+
+// Makes header.gch beside header with exactly flags, unless it is there; true when it is there
+// afterwards. Built beside and renamed: a concurrent run never reads half of one.
+bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header);
+
+}  // namespace hk::host
