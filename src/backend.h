@@ -110,6 +110,7 @@ class Backend {
 struct HostOptions {
   std::string profile = "h100";  // the declared device limits: host_profile.h
   int threads = 0;               // OS threads running blocks; 0: one per core
+  std::string cache_dir;         // where the compiler keeps its prelude (host_prelude.h); "": nowhere
 };
 
 // Opens the named backend ("cuda", "hip" or "host") on device index; throws BackendUnavailable.

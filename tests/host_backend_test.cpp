@@ -223,6 +223,31 @@ TEST(HostCompiler, AHugeCompileLogLineIsReported) {
   EXPECT_EQ(c.log.rfind("huge.cu:2:", 0), 0u) << c.log.substr(0, 200);
 }
 
+// CUDA authors compile with -DT=float or -DN=256. The prelude names none of its own parameters
+// like that, so such macros neither break it nor keep g++ from using its precompiled header
+// (which -Winvalid-pch would report: "not used because `T' is defined").
+TEST(HostCompiler, UsersMacrosNeitherBreakThePreludeNorItsPrecompiledHeader) {
+  test::TempDir cache;
+  HostOptions opt{"h100", 1};
+  opt.cache_dir = cache.path();
+  const auto be = open_backend("host", 0, opt);
+  const char* source = R"(#include "hkcheck.h"
+HK_KERNEL void scaled_sums(T* y, const T* x) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = hk::warp_sum(x[i]) * (T)N + (T)hk::block_sum(x[i]);
+}
+)";
+  const std::vector<std::string> macros = {"-DT=float", "-DN=256", "-DA=1", "-DB=double", "-DF=float", "-DI=3", "-DOp=int",
+                                           "-DSize=4",  "-DTo=int", "-DFrom=int", "-Winvalid-pch"};
+  const CompileOutput c = be->compile({source, "macros.cu", macros, {"scaled_sums"}});
+  ASSERT_TRUE(c.ok) << c.log;
+  EXPECT_EQ(c.log.find("not used"), std::string::npos) << c.log;
+  bool precompiled = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(cache.path()))
+    precompiled |= e.path().filename() == "hk_host.h.gch";
+  EXPECT_TRUE(precompiled) << "no precompiled prelude under " << cache.path();
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, HostBackendTest, ::testing::Values("h100", "mi325x"));
 
 // A write far past an allocation faults at once, as an illegal address does on a GPU; the end

@@ -11,7 +11,7 @@ namespace {
 
 class HostCppCompiler final : public Compiler {
  public:
-  explicit HostCppCompiler(const HostProfile& profile) : warp_size_(profile.warp_size) {
+  HostCppCompiler(const HostProfile& profile, std::string cache_dir) : warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)) {
     try {
       cxx_ = host::find_compiler();
     } catch (const std::exception& e) {
@@ -22,13 +22,14 @@ class HostCppCompiler final : public Compiler {
   std::string version() const override { return cxx_.version; }
 
   CompileOutput compile(const CompileRequest& q) override {
-    const host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_);
+    const host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_);
     return CompileOutput{r.ok, r.library, r.log, r.symbols, {}};
   }
 
  private:
   host::CompilerInfo cxx_;
   int warp_size_;
+  std::string cache_dir_;
 };
 
 }  // namespace
@@ -36,7 +37,7 @@ class HostCppCompiler final : public Compiler {
 std::unique_ptr<Compiler> open_host_compiler(const HostOptions& host) {
   const HostProfile* p = find_host_profile(host.profile);
   if (!p) throw BackendUnavailable(fmt::format("unknown host profile '{}' (known: {})", host.profile, host_profile_names()));
-  return std::make_unique<HostCppCompiler>(*p);
+  return std::make_unique<HostCppCompiler>(*p, host.cache_dir);
 }
 
 }  // namespace hk

@@ -201,6 +201,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   for (const CLI::Option* o : app.get_options())
     if (o->count() > 0) s.given.insert(o->get_name());
   if (no_cache) s.cache_dir.clear();
+  s.host.cache_dir = s.cache_dir;
   s.mode = mode_of(word, list, compile_only, worker, compile_worker, !s.diff_files.empty());
   if (const auto problem = cross_check(s)) {
     fmt::print(stderr, "hkcheck: {}\n", *problem);

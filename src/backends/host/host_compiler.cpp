@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "backend.h"
+#include "backends/host/host_prelude.h"
 #include "backends/host/source_rewrite.h"
 
 extern char** environ;
@@ -202,35 +203,81 @@ std::string trampolines(const std::vector<std::string>& entries) {
   return s;
 }
 
+namespace {
+
+// The flags of every kernel compile before the manifest's own; the precompiled prelude needs
+// exactly these.
+std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size) {
+  std::vector<std::string> flags = {"-std=c++17", "-O2", "-fPIC", "-fno-strict-aliasing", "-DHK_BACKEND_HOST=1",
+                                    fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size)};
+  // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
+  // across every library loaded in the worker: two builds of a file would share it. clang makes
+  // no such symbols and does not know the option.
+  if (cxx.version.find("clang") == std::string::npos) flags.push_back("-fno-gnu-unique");
+  return flags;
+}
+
+// A kernel's own -D macros, as #define lines for the top of its file, and the options left. The
+// prelude is force-included before them, so g++ can use its precompiled header: the system
+// headers it includes name T, A, B and F, and a -D of any of those makes g++ refuse the .gch.
+// Macros starting with '_', and NDEBUG, stay options: they are meant for the system headers.
+struct SplitOptions {
+  std::string defines;
+  std::vector<std::string> rest;
+};
+
+SplitOptions split_defines(const std::vector<std::string>& options) {
+  SplitOptions out;
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::string macro;
+    if (options[i] == "-D" && i + 1 < options.size()) macro = options[i + 1];
+    else if (options[i].rfind("-D", 0) == 0) macro = options[i].substr(2);
+    const std::string name = macro.substr(0, macro.find('='));
+    const bool movable = !name.empty() && name[0] != '_' && name != "NDEBUG" && name.find_first_of("( \t") == std::string::npos;
+    if (!movable) {
+      out.rest.push_back(options[i]);
+      continue;
+    }
+    if (options[i] == "-D") ++i;
+    const size_t eq = macro.find('=');
+    out.defines += "#define " + name + " " + (eq == std::string::npos ? "1" : macro.substr(eq + 1)) + "\n";
+  }
+  if (!out.defines.empty()) out.defines = "#line 1 \"<command-line>\"\n" + out.defines;
+  return out;
+}
+
+}  // namespace
+
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
-                                         int warp_size) {
+                                         int warp_size, const std::string& cache_dir) {
   HostCompileResult out;
   TempDir dir;
-  fs::create_directories(dir.path + "/include");
-  for (const auto& [name, text] : prelude_headers("host")) {
-    fs::create_directories(fs::path(dir.path + "/include/" + name).parent_path());
-    write(dir.path + "/include/" + name, text);
+  const std::vector<std::string> base = base_flags(cxx, warp_size);
+  std::string include = cached_prelude_folder(cxx, base, cache_dir);
+  if (include.empty()) {
+    include = dir.path + "/include";
+    write_prelude(include);
   }
   std::string escaped;
   for (char c : source_name) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   // #line keeps the compiler's messages pointing at the kernel file the user wrote.
   const HostSource rewritten = rewrite_for_host(source);
+  const SplitOptions split = split_defines(options);
   write(dir.path + "/kernel.cpp",
-        rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
-  std::vector<std::string> argv = {cxx.path, "-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing",
-                                   "-DHK_BACKEND_HOST=1", fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size),
-                                   "-I", dir.path + "/include", "-include", "hk_host.h"};
-  // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
-  // across every library loaded in the worker: two builds of a file would share it. clang makes
-  // no such symbols and does not know the option.
-  if (cxx.version.find("clang") == std::string::npos) argv.push_back("-fno-gnu-unique");
-  argv.insert(argv.end(), options.begin(), options.end());
+        split.defines + rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
+  std::vector<std::string> argv = {cxx.path};
+  argv.insert(argv.end(), base.begin(), base.end());
+  argv.insert(argv.end(), {"-shared", "-I", include, "-include", "hk_host.h"});
+  argv.insert(argv.end(), split.rest.begin(), split.rest.end());
   argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.so"});
   const Ran r = run_capture(argv, dir.path + "/compile.log");
   out.log = r.output;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
+  // The prelude's folder reads "include/" wherever it lies.
+  const std::string prelude_root = fs::path(include).parent_path().string() + "/";
+  for (size_t p; (p = out.log.find(prelude_root)) != std::string::npos;) out.log.erase(p, prelude_root.size());
   for (size_t p; (p = out.log.find(dir.path + "/")) != std::string::npos;) out.log.erase(p, dir.path.size() + 1);
   out.log = without_context_lines(out.log);
   out.log.erase(0, out.log.find_first_not_of('\n'));

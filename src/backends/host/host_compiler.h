@@ -48,8 +48,9 @@ struct HostCompileResult {
   std::map<std::string, std::string> symbols;  // entry -> entry_symbol(i)
 };
 
+// cache_dir: where the prelude and its precompiled header are kept (host_prelude.h); "" for none.
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
-                                         int warp_size);
+                                         int warp_size, const std::string& cache_dir);
 
 }  // namespace hk::host
