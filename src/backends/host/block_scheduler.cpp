@@ -45,10 +45,11 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
   }
   tls_scheduler = this;
   for (;;) {
-    for (Fiber& f : fibers_) {
-      if (f.state != State::runnable) continue;
-      tls_fiber = &f;
-      fiber_switch(scheduler_context_, f.context);
+    // A round: the runnable fibers in order, each handing over to the next (switch_onward);
+    // control comes back here when the last of them stops.
+    if (Fiber* first = runnable_from(0)) {
+      tls_fiber = first;
+      fiber_switch(scheduler_context_, first->context);
     }
     tls_fiber = nullptr;
     if (live_ == 0) break;
@@ -64,8 +65,28 @@ void BlockScheduler::fiber_main() {
   f->state = State::done;
   --s->live_;
   FiberContext finished;
-  fiber_switch(finished, s->scheduler_context_);  // for good: a done fiber is never resumed
+  s->switch_onward(finished, f);  // for good: a done fiber is never resumed
   __builtin_unreachable();
+}
+
+// The first runnable fiber from index i on, or null.
+BlockScheduler::Fiber* BlockScheduler::runnable_from(size_t i) {
+  for (; i < fibers_.size(); ++i)
+    if (fibers_[i].state == State::runnable) return &fibers_[i];
+  return nullptr;
+}
+
+// Leaves fiber f (saving it into from) for the next runnable fiber of the round, directly: a
+// switch through the scheduler and back cost twice as much, and a block of 1024 threads switches
+// at every barrier and shuffle. The scheduler gets control when the round has no fiber left.
+void BlockScheduler::switch_onward(FiberContext& from, Fiber* f) {
+  Fiber* next = runnable_from(static_cast<size_t>(f - fibers_.data()) + 1);
+  if (!next) {
+    fiber_switch(from, scheduler_context_);
+    return;
+  }
+  tls_fiber = next;
+  fiber_switch(from, next->context);
 }
 
 // Opens the barriers whose every live participant has arrived; false when none can open.
@@ -137,7 +158,7 @@ void BlockScheduler::deadlock() const {
 void BlockScheduler::yield(State waiting) {
   Fiber* f = static_cast<Fiber*>(tls_fiber);
   f->state = waiting;
-  fiber_switch(f->context, scheduler_context_);
+  switch_onward(f->context, f);
 }
 
 hk_host_thread* BlockScheduler::current() { return &static_cast<Fiber*>(tls_fiber)->thread; }

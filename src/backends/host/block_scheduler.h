@@ -49,6 +49,8 @@ class BlockScheduler {
   static uint64_t exchange(uint64_t value, int src_lane);
   static uint64_t ballot(int predicate);
   void yield(State waiting);
+  Fiber* runnable_from(size_t i);
+  void switch_onward(FiberContext& from, Fiber* f);
   bool release_barriers();
   [[noreturn]] void deadlock() const;
   void check_one_barrier_site() const;
