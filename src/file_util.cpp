@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <cerrno>
 #include <cstdio>
@@ -12,8 +13,12 @@
 
 namespace hk {
 
+std::string temporary_beside(const std::string& path) {
+  return path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
+
 bool write_file_atomic(const std::string& path, const std::string& content, std::string* err) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const std::string tmp = temporary_beside(path);
   auto fail = [&](const char* what) {
     if (err) *err = std::string(what) + " " + tmp + ": " + std::strerror(errno);
     ::unlink(tmp.c_str());

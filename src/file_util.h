@@ -5,6 +5,10 @@
 
 namespace hk {
 
+// A name beside path for a file that is renamed to path once complete, unique to the calling
+// process and thread, so that concurrent writers never share one.
+std::string temporary_beside(const std::string& path);
+
 // Writes content to path through a temporary file in the same folder and a rename, so a reader
 // (or a crash midway) never sees a half-written file. Returns false and sets *err on failure.
 bool write_file_atomic(const std::string& path, const std::string& content, std::string* err);

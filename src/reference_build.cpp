@@ -50,27 +50,10 @@ struct Built {
   std::string log;
 };
 
-// Runs argv with "-o" a temporary name beside path, then renames it into place: a concurrent run
-// never loads half a file.
-Built build_into(std::vector<std::string> argv, const std::string& path) {
-  Built out;
-  const std::string tmp = fmt::format("{}.tmp-{}-{}", path, getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  argv.insert(argv.end(), {"-o", tmp});
-  const host::CommandRun r = host::run_command(argv, tmp + ".log");
-  std::error_code ec;
-  fs::remove(tmp + ".log", ec);
-  out.log = r.output;
-  if (!r.started || r.exit_code != 0) {
-    fs::remove(tmp, ec);
-    if (out.log.empty()) out.log = fmt::format("the compiler exited with {}", r.exit_code);
-    return out;
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    out.log = fmt::format("cannot move {} into place: {}", path, ec.message());
-    return out;
-  }
-  out.ok = true;
+Built build_into(const std::vector<std::string>& argv, const std::string& path) {
+  const host::CommandRun r = host::run_command_into(argv, path);
+  Built out{r.started && r.exit_code == 0, r.output};
+  if (!out.ok && out.log.empty()) out.log = fmt::format("the compiler exited with {}", r.exit_code);
   return out;
 }
 
@@ -109,13 +92,24 @@ struct LibraryPlan {
   ContextObject context;
 };
 
-LibraryPlan plan_library(const std::string& file, const std::string& cache_dir) {
-  const std::string builtin = builtin_references_dir();
+// Where a run's libraries go, and what all of them link: worked out once per run.
+struct BuildSetting {
+  std::string builtin, folder;
+  ContextObject context;
+};
+
+BuildSetting build_setting(const std::string& cache_dir) {
+  BuildSetting b{builtin_references_dir(), cache_folder(cache_dir), {}};
+  fs::create_directories(b.folder);
+  b.context = context_object(b.builtin, b.folder);
+  return b;
+}
+
+LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
+  const std::string &builtin = b.builtin, &folder = b.folder;
   const std::string own_dir = fs::path(file).parent_path().string();
-  const std::string folder = cache_folder(cache_dir);
-  fs::create_directories(folder);
   LibraryPlan p;
-  p.context = context_object(builtin, folder);
+  p.context = b.context;
   p.argv = {compiler().path};
   p.argv.insert(p.argv.end(), kFlags.begin(), kFlags.end());
   p.argv.insert(p.argv.end(), {"-shared", "-I" + own_dir, "-I" + builtin, "-isystem", eigen_include(), file, p.context.path});
@@ -174,7 +168,7 @@ constexpr int kPrecompileFrom = 3;
 ReferenceLibrary build_reference_library(const std::string& file, const std::string& cache_dir) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    const LibraryPlan p = plan_library(file, cache_dir);
+    const LibraryPlan p = plan_library(file, build_setting(cache_dir));
     if (fs::exists(p.path)) return ReferenceLibrary{true, p.path, "", true, 0};
     return build_planned(p, "", t0);
   } catch (const std::exception& e) {
@@ -186,18 +180,25 @@ ReferenceLibrary build_reference_library(const std::string& file, const std::str
 
 std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const std::string& cache_dir, int jobs) {
   std::vector<ReferenceLibrary> out(files.size());
+  std::optional<BuildSetting> setting;
+  try {
+    setting = build_setting(cache_dir);
+  } catch (const std::exception& e) {
+    for (ReferenceLibrary& lib : out) lib.log = e.what();  // no compiler, no reference runtime
+    return out;
+  }
   std::vector<std::optional<LibraryPlan>> plans(files.size());
   int to_build = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      plans[i] = plan_library(files[i], cache_dir);
+      plans[i] = plan_library(files[i], *setting);
       if (fs::exists(plans[i]->path)) out[i] = ReferenceLibrary{true, plans[i]->path, "", true, 0};
       else ++to_build;
     } catch (const std::exception& e) {
       out[i].log = e.what();
     }
   }
-  const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(cache_folder(cache_dir)) : "";
+  const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(setting->folder) : "";
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, std::min<int>(jobs, static_cast<int>(files.size()))); ++j)

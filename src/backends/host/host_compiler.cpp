@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "backends/host/host_prelude.h"
 #include "backends/host/source_rewrite.h"
+#include "file_util.h"
 
 extern char** environ;
 
@@ -166,6 +167,24 @@ CommandRun run_command(const std::vector<std::string>& argv, const std::string& 
   return CommandRun{r.started, r.exit_code, r.output};
 }
 
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path) {
+  const std::string tmp = temporary_beside(path);
+  argv.insert(argv.end(), {"-o", tmp});
+  CommandRun r = run_command(argv, tmp + ".log");
+  std::error_code ec;
+  fs::remove(tmp + ".log", ec);
+  if (r.started && r.exit_code == 0) {
+    fs::rename(tmp, path, ec);
+    if (!ec) return r;
+    r.exit_code = -1;
+    r.output += fmt::format("cannot move {} into place: {}", path, ec.message());
+  }
+  fs::remove(tmp, ec);
+  return r;
+}
+
+bool is_clang(const CompilerInfo& cxx) { return cxx.version.find("clang") != std::string::npos; }
+
 CompilerInfo find_compiler() {
   CompilerInfo c;
   if (const char* p = std::getenv("HKCHECK_HOST_CXX"); p && *p) c.path = p;
@@ -213,7 +232,7 @@ std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size) {
   // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
   // across every library loaded in the worker: two builds of a file would share it. clang makes
   // no such symbols and does not know the option.
-  if (cxx.version.find("clang") == std::string::npos) flags.push_back("-fno-gnu-unique");
+  if (!is_clang(cxx)) flags.push_back("-fno-gnu-unique");
   return flags;
 }
 

@@ -18,6 +18,8 @@ struct CompilerInfo {
 
 // Finds the compiler and asks its version; throws std::runtime_error naming it when it cannot run.
 CompilerInfo find_compiler();
+// clang takes neither g++'s -fno-gnu-unique nor its .gch precompiled headers.
+bool is_clang(const CompilerInfo& cxx);
 
 struct CommandRun {
   bool started = false;
@@ -28,6 +30,10 @@ struct CommandRun {
 // dies first (PR_SET_PDEATHSIG). It forks: callers are the parent and host-backend workers, which
 // load no GPU library (a GPU worker compiles with NVRTC or hipRTC in-process).
 CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path);
+// Runs argv with "-o" a temporary name beside path and renames its output to path when it
+// succeeds: a concurrent run never reads half a file. A failed rename is a failed run, said in
+// output.
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path);
 
 // Removes the temporary folders of host compiles whose process is gone (killed mid-compile).
 // The first compile of each process does it.

@@ -1,28 +1,24 @@
 #include "backends/host/host_prelude.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "backend.h"
 #include "backends/host/precompiled_header.h"
+#include "file_util.h"
 #include "fnv1a.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;
 namespace {
 
-std::string unique_suffix() { return fmt::format("tmp-{}-{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id())); }
-
 // Writes the prelude beside root and renames it into place: a concurrent run never sees half of it.
 bool place_prelude(const std::string& root) {
-  const std::string tmp = root + "." + unique_suffix();
+  const std::string tmp = temporary_beside(root);
   std::error_code ec;
   fs::remove_all(tmp, ec);
   write_prelude(tmp + "/include");

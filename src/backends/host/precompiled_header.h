@@ -11,11 +11,8 @@
 
 namespace hk::host {
 
-// Whether cxx can make and use a .gch (g++; clang reads its own format, with other options).
-bool can_precompile(const CompilerInfo& cxx);
-
 // Makes header.gch beside header with exactly flags, unless it is there; true when it is there
-// afterwards. Built beside and renamed: a concurrent run never reads half of one.
+// afterwards (never with clang). Built beside and renamed: a concurrent run never reads half of one.
 bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header);
 
 }  // namespace hk::host
