@@ -84,7 +84,7 @@ void add_device(CLI::App& app, Settings& s) {
       ->check(CLI::IsMember(profiles));
   app.add_option("--source", s.source_vendor,
                  "For kernels with a file per vendor (\"source\": {\"cuda\": ..., \"hip\": ...}): which to run. Default: the "
-                 "device's vendor (hip for AMD GPUs and --host-profile mi325x, cuda otherwise)")
+                 "device's vendor (hip for AMD GPUs and the AMD host profiles mi325x and mi355x, cuda otherwise)")
       ->check(CLI::IsMember({"cuda", "hip"}));
   app.add_option("--host-threads", s.host.threads, "OS threads the host backend runs blocks on (0: one per core)")
       ->capture_default_str()
