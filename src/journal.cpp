@@ -8,6 +8,8 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "report_text.h"
+
 namespace hk {
 
 using nlohmann::json;
@@ -88,7 +90,7 @@ JournalWriter::~JournalWriter() {
 void JournalWriter::append(const CaseResult& r) { write_line({{"type", "case"}, {"result", r}}); }
 
 void JournalWriter::write_line(const json& j) {
-  const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  const std::string line = json_text(j) + "\n";
   const off_t before = ::lseek(fd_, 0, SEEK_END);
   size_t done = 0;
   while (done < line.size()) {

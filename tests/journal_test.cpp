@@ -100,5 +100,18 @@ TEST(Journal, SomethingElseIsRefused) {
   EXPECT_THROW(read_journal(dir.path() + "/missing.jsonl"), JournalError);
 }
 
+// A line is valid UTF-8 whatever bytes a kernel's output put in a message.
+TEST(Journal, LinesAreUtf8) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/results.jsonl";
+  {
+    JournalWriter w(path, kHeader, false);
+    CaseResult r = result("a", Status::CRASH);
+    r.message = "its output: \xff";
+    w.append(r);
+  }
+  EXPECT_EQ(read_journal(path).results.at(0).message, "its output: \\xff");
+}
+
 }  // namespace
 }  // namespace hk
