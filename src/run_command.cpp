@@ -10,6 +10,7 @@
 #include "cli/selected_cases.h"
 #include "compile_only.h"
 #include "exit_codes.h"
+#include "file_util.h"
 #include "git_commit.h"
 #include "interrupt.h"
 #include "journal.h"
@@ -196,6 +197,15 @@ class Run {
     return fs::absolute(fs::path(s_.report.out_dir) / repro_subdir(k.name, c.name)).lexically_normal().string();
   }
 
+  // Removes a case's repro folder, following no symbolic link inside the results folder (one in
+  // the way is removed, and said).
+  void clear_repro(const KernelSpec& k, const CaseSpec& c) {
+    std::string err;
+    std::vector<std::string> replaced;
+    if (!remove_inside(s_.report.out_dir, repro_subdir(k.name, c.name), &err, &replaced)) fmt::print(stderr, "hkcheck: {}\n", err);
+    for (const std::string& r : replaced) fmt::print(stderr, "hkcheck: {}\n", r);
+  }
+
   // Prints a finished case and journals it (repro folder first, so the journal names it). An
   // expected failure (XFAIL) still failed underneath: it gets its repro like any other.
   void record(CaseResult& r, const KernelSpec& k, const CaseSpec& c) {
@@ -217,7 +227,6 @@ class Run {
     std::vector<CaseTask> tasks;
     std::vector<size_t> task_slot;  // where each task's result goes in results_
     size_t reused = 0;
-    std::error_code ec;
     for (const KernelSpec* k : sel_.selection.kernels) {
       for (const CaseSpec& c : k->cases) {
         origin_.emplace_back(k, &c);
@@ -225,7 +234,7 @@ class Run {
           results_.push_back(it->second);
           ++done_, ++reused;
         } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && !interrupt_signal()) {
-          fs::remove_all(repro_abs(*k, c), ec);  // an earlier run's repro of this case is stale
+          clear_repro(*k, c);  // an earlier run's repro of this case is stale
           tasks.push_back(CaseTask{k, &c, s_.report.no_repro ? "" : repro_abs(*k, c)});
           task_slot.push_back(results_.size());
           results_.emplace_back();
