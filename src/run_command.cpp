@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "out_lock.h"
 #include "reporters.h"
+#include "results_folder.h"
 #include "repro.h"
 #include "run_environment.h"
 #include "runner.h"
@@ -114,6 +115,13 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
   return r;
 }
 
+// False (printed) when --out is the manifests folder or inside it.
+bool out_folder_allowed(const Settings& s) {
+  const std::string problem = results_folder_problem(s.report.out_dir, s.manifest_dir);
+  if (!problem.empty()) fmt::print(stderr, "hkcheck: {}\n", problem);
+  return problem.empty();
+}
+
 // The kernels left out for manifest errors, as ERROR rows (when the selection names them).
 void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vector<CaseResult>& results) {
   for (const auto& name : sel.loaded.failed_kernels) {
@@ -151,6 +159,7 @@ class Run {
     }
     if (dev_) info_.device = *dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
+    if (!out_folder_allowed(s_)) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
     info_.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
@@ -329,7 +338,7 @@ int list_command(Settings& s) {
 
 int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
-  if (!sel) return kExitUsage;
+  if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const RunInfo info = run_info(s.argv, sel->loaded.errors);
   const int rc = compile_only_command(sel->selection.kernels,
