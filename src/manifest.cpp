@@ -11,6 +11,7 @@
 #include "case_plan.h"
 #include "dtype.h"
 #include "expectation.h"
+#include "results_folder.h"
 
 namespace hk {
 
@@ -579,6 +580,8 @@ std::vector<std::string> find_manifests(const std::string& dir, std::vector<std:
   std::vector<std::string> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code dir_ec;
+    if (it->is_directory(dir_ec) && is_results_folder(it->path())) it.disable_recursion_pending();  // its repro copies are not manifests
     if (it->path().extension() != ".json") continue;
     std::error_code type_ec;
     if (it->is_regular_file(type_ec)) files.push_back(it->path().string());

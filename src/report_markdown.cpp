@@ -4,20 +4,15 @@
 #include <map>
 
 #include "report.h"
+#include "report_text.h"
 #include "seed_sweep.h"
 
 namespace hk {
 namespace {
 
-// Table cells must stay on one line and must not end the cell early.
-std::string cell(std::string s, size_t max = 160) {
-  for (char& ch : s)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  std::string out;
-  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
-  return out;
-}
+// Table cells (and any other text on one line) stay on their line and in their cell, and carry
+// no markup of the kernel's: report_text.h.
+std::string cell(const std::string& s, size_t max = 160) { return md_inline(s, max); }
 
 std::string index_str(const std::vector<int64_t>& idx) {
   std::string s = "[";
@@ -47,7 +42,7 @@ std::string window_table(const OutputMetrics& o) {
     where += (d ? ", " : "") + (len > 1 ? fmt::format("{}..{}", w.origin[d], w.origin[d] + len - 1) : std::to_string(w.origin[d]));
   }
   where += "]";
-  std::string md = fmt::format("\n  Values of `{}` at {} (got / expected; **wrong**):\n\n  | {} |", o.name, where, nd >= 2 ? "row \\ col" : "col");
+  std::string md = fmt::format("\n  Values of {} at {} (got / expected; **wrong**):\n\n  | {} |", md_code_span(o.name), where, nd >= 2 ? "row \\ col" : "col");
   const int64_t c0 = nd ? w.origin[nd - 1] : 0, r0 = nd >= 2 ? w.origin[nd - 2] : 0;
   for (int64_t c = 0; c < w.cols; ++c) md += fmt::format(" {} |", c0 + c);
   md += "\n  | --- |";
@@ -72,16 +67,16 @@ std::string slices_text(const OutputMetrics& o) {
     else what = fmt::format("wrong at {}; right at {}", s.wrong, s.right);
     md += fmt::format("    - dim {} (size {}): {}\n", s.dim, s.size, what);
   }
-  return md.empty() ? md : fmt::format("  - slices of `{}` holding a mismatch:\n", o.name) + md;
+  return md.empty() ? md : fmt::format("  - slices of {} holding a mismatch:\n", md_code_span(o.name)) + md;
 }
 
 std::string sanitizer_text(const nlohmann::json& san) {
   std::string md;
   for (const auto& t : san.value("tools", nlohmann::json::array())) {
     const std::string summary = t.value("summary", "");
-    md += fmt::format("- compute-sanitizer {}: {}\n", t.value("tool", "?"), summary.empty() ? "no summary (" + t.value("status", "?") + ")" : summary);
-    if (t.contains("first_error") && t["first_error"].is_string())
-      md += "\n```\n" + t["first_error"].get<std::string>() + "```\n";
+    md += fmt::format("- compute-sanitizer {}: {}\n", cell(t.value("tool", "?")),
+                      cell(summary.empty() ? "no summary (" + t.value("status", "?") + ")" : summary, 2000));
+    if (t.contains("first_error") && t["first_error"].is_string()) md += "\n" + md_code_block(t["first_error"].get<std::string>());
   }
   return md;
 }
@@ -95,7 +90,7 @@ std::string compile_logs_section(const std::vector<CaseResult>& results) {
   if (logs.empty()) return "";
   std::string md = "\n## Compile logs\n";
   for (const auto& [id, log] : logs)
-    md += fmt::format("\n### {}\n\n```\n{}{}```\n", id, *log, log->back() == '\n' ? "" : "\n");
+    md += fmt::format("\n### {}\n\n{}", id, md_code_block(*log));
   return md;
 }
 
@@ -159,19 +154,19 @@ std::string case_row(const CaseResult& r) {
 // Everything a reviewer needs about one case that did not pass.
 std::string case_details(const CaseResult& r) {
   std::string sec;
-  sec += fmt::format("\n### {} / {} — {}{}\n\n", r.kernel, r.case_name, status_name(r.status),
-                     r.reason.empty() ? "" : " (" + r.reason + ")");
+  sec += fmt::format("\n### {} / {} — {}{}\n\n", cell(r.kernel, 400), cell(r.case_name, 400), status_name(r.status),
+                     r.reason.empty() ? "" : " (" + cell(r.reason) + ")");
   if (!r.params.empty()) {
     std::string p;
     for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + param_to_string(v);
-    sec += "- params: " + p + "\n";
+    sec += "- params: " + cell(p, 2000) + "\n";
   }
-  if (!r.launch.is_null() && !r.launch.empty()) sec += "- launch: " + r.launch.dump() + "\n";
+  if (!r.launch.is_null() && !r.launch.empty()) sec += "- launch: " + r.launch.dump() + "\n";  // numbers only
   for (const auto& o : r.outputs) {
     sec += fmt::format(
-        "- output `{}` ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
+        "- output {} ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
         "tolerance ({:.4g}%), {} unwritten, {} NaN/Inf; tolerance atol {:g} rtol {:g} ulps {:g}\n",
-        o.name, o.dtype, index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
+        md_code_span(o.name), cell(o.dtype), index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
         o.mismatches, o.numel, 100.0 * o.mismatch_fraction, o.unwritten, o.nonfinite, o.tolerance.atol, o.tolerance.rtol,
         o.tolerance.ulps);
     if (o.tolerance.max_mismatch_fraction > 0)
@@ -179,17 +174,17 @@ std::string case_details(const CaseResult& r) {
                         o.tolerance.hard_ulps > 0
                             ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
                             : std::string());
-    if (o.compare != "elementwise") sec += fmt::format("  - compared by rule '{}'\n", o.compare);
-    for (const CheckOutcome& c : o.checks) sec += fmt::format("  - {}: {}: {}\n", c.rule, c.summary, c.pass ? "ok" : "FAIL");
+    if (o.compare != "elementwise") sec += fmt::format("  - compared by rule '{}'\n", cell(o.compare));
+    for (const CheckOutcome& c : o.checks) sec += fmt::format("  - {}: {}: {}\n", cell(c.rule), cell(c.summary, 2000), c.pass ? "ok" : "FAIL");
     if (o.first_mismatch)
       sec += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
                         o.first_mismatch->got, o.first_mismatch->expected);
     sec += slices_text(o);
     if (o.window) sec += window_table(o);
   }
-  if (!r.repro.empty()) sec += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
+  if (!r.repro.empty()) sec += fmt::format("- repro: {} (rerun: {})\n", md_code_span(r.repro + "/"), md_code_span(r.repro + "/rerun.sh"));
   if (r.sanitizer.is_object()) sec += sanitizer_text(r.sanitizer);
-  if (!r.message.empty()) sec += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
+  if (!r.message.empty()) sec += "\n" + md_code_block(r.message);
   if (!r.compile_log.empty()) sec += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
   for (const auto& n : r.notes) sec += "- note: " + cell(n, 2000) + "\n";
   return sec;
@@ -228,14 +223,14 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   const Counts c = count_results(results);
   std::string md = "# hkcheck results\n\n";
   const std::string device = run.device.is_null() ? "no device" : run.device.value("name", "?") + " (" + run.device.value("arch", "?") + ")";
-  md += fmt::format("- device: {}, backend {}{}\n", device, run.backend, run.tier == "all" ? "" : ", tier " + run.tier + " only");
-  if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + run.device.value("note", "") + "\n";
+  md += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(run.backend), run.tier == "all" ? "" : ", tier " + cell(run.tier) + " only");
+  if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + cell(run.device.value("note", ""), 2000) + "\n";
   const std::string seeds = run.seeds.empty() ? fmt::format("seed {}", run.seed) : fmt::format("seeds {}", fmt::join(run.seeds, ","));
-  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit, run.host,
-                    run.started_at, seeds, run.wall_s);
-  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", run.resumed_from);
+  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", cell(run.hkcheck_version), cell(run.git_commit),
+                    cell(run.host), cell(run.started_at), seeds, run.wall_s);
+  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", cell(run.resumed_from, 1000));
   if (run.sanitizer.is_object() && !run.sanitizer.value("ran", true))
-    md += fmt::format("- --sanitize did not run: {}\n", run.sanitizer.value("why", ""));
+    md += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer.value("why", ""), 1000));
   if (!run.interrupted.empty())
     md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
   md += "\n**" + counts_line(c) + "**\n";
@@ -281,7 +276,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
                       "comment; --md-every-case writes them all).\n", left_out);
   if (run.markdown_every_case || md.size() < kMarkdownBudget - 2000) md += compile_logs_section(results);
   else md += "\nCompile logs: in test_results.json (`compile_logs`).\n";
-  return md;
+  return utf8_escaped(md);  // a net: every text of a kernel's was escaped above
 }
 
 }  // namespace hk

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report_text.h"
 #include "results_diff.h"
 
 namespace hk {
@@ -31,9 +32,9 @@ json run_header(const json& doc) {
 std::string header_line(const char* which, const json& h) {
   std::string cmd;
   for (const json& a : h["command"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | `{}` |\n", which, h["device"].get<std::string>(), h["arch"].get<std::string>(),
-                     h["backend"].get<std::string>(), h["driver"].get<std::string>(), h["hkcheck"].get<std::string>(),
-                     h["seed"].get<std::string>(), cmd);
+  const auto at = [&](const char* key) { return md_inline(h[key].get<std::string>(), 400); };
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", which, at("device"), at("arch"), at("backend"), at("driver"), at("hkcheck"),
+                     at("seed"), md_code_span(cmd.substr(0, 2000), true));
 }
 
 }  // namespace
@@ -50,14 +51,14 @@ std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
     if (!d.count(k)) continue;
     md += fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), d.count(k));
     for (const VerdictChange& c : d.changed)
-      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", c.kernel, c.case_name, c.before, c.after);
+      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", md_inline(c.kernel), md_inline(c.case_name), md_inline(c.before), md_inline(c.after));
   }
   if (!d.metrics.empty()) {
     md += "\n## Metric changes\n\n| Kernel | Case | What | A | B |\n| --- | --- | --- | --- | --- |\n";
     constexpr size_t kShown = 100;  // a comment has room for the first ones; --json has all
     for (size_t i = 0; i < std::min(kShown, d.metrics.size()); ++i) {
       const MetricChange& m = d.metrics[i];
-      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", m.kernel, m.case_name, m.what, m.before, m.after);
+      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", md_inline(m.kernel), md_inline(m.case_name), md_inline(m.what), m.before, m.after);
     }
     if (d.metrics.size() > kShown) md += fmt::format("\n{} more metric change(s): see --json.\n", d.metrics.size() - kShown);
   }
@@ -70,7 +71,7 @@ std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
     for (const auto& [k, counts] : per_kernel) {
       std::string s;
       for (const auto& [what, n] : counts) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
-      md += fmt::format("| {} | {} |\n", k, s);
+      md += fmt::format("| {} | {} |\n", md_inline(k), s);
     }
   }
   return md;

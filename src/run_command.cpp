@@ -10,11 +10,13 @@
 #include "cli/selected_cases.h"
 #include "compile_only.h"
 #include "exit_codes.h"
+#include "file_util.h"
 #include "git_commit.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "out_lock.h"
 #include "reporters.h"
+#include "results_folder.h"
 #include "repro.h"
 #include "run_environment.h"
 #include "runner.h"
@@ -113,6 +115,13 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
   return r;
 }
 
+// False (printed) when --out is the manifests folder or inside it.
+bool out_folder_allowed(const Settings& s) {
+  const std::string problem = results_folder_problem(s.report.out_dir, s.manifest_dir);
+  if (!problem.empty()) fmt::print(stderr, "hkcheck: {}\n", problem);
+  return problem.empty();
+}
+
 // The kernels left out for manifest errors, as ERROR rows (when the selection names them).
 void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vector<CaseResult>& results) {
   for (const auto& name : sel.loaded.failed_kernels) {
@@ -150,6 +159,7 @@ class Run {
     }
     if (dev_) info_.device = *dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
+    if (!out_folder_allowed(s_)) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
     info_.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
@@ -196,6 +206,15 @@ class Run {
     return fs::absolute(fs::path(s_.report.out_dir) / repro_subdir(k.name, c.name)).lexically_normal().string();
   }
 
+  // Removes a case's repro folder, following no symbolic link inside the results folder (one in
+  // the way is removed, and said).
+  void clear_repro(const KernelSpec& k, const CaseSpec& c) {
+    std::string err;
+    std::vector<std::string> replaced;
+    if (!remove_inside(s_.report.out_dir, repro_subdir(k.name, c.name), &err, &replaced)) fmt::print(stderr, "hkcheck: {}\n", err);
+    for (const std::string& r : replaced) fmt::print(stderr, "hkcheck: {}\n", r);
+  }
+
   // Prints a finished case and journals it (repro folder first, so the journal names it). An
   // expected failure (XFAIL) still failed underneath: it gets its repro like any other.
   void record(CaseResult& r, const KernelSpec& k, const CaseSpec& c) {
@@ -217,7 +236,6 @@ class Run {
     std::vector<CaseTask> tasks;
     std::vector<size_t> task_slot;  // where each task's result goes in results_
     size_t reused = 0;
-    std::error_code ec;
     for (const KernelSpec* k : sel_.selection.kernels) {
       for (const CaseSpec& c : k->cases) {
         origin_.emplace_back(k, &c);
@@ -225,7 +243,7 @@ class Run {
           results_.push_back(it->second);
           ++done_, ++reused;
         } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && !interrupt_signal()) {
-          fs::remove_all(repro_abs(*k, c), ec);  // an earlier run's repro of this case is stale
+          clear_repro(*k, c);  // an earlier run's repro of this case is stale
           tasks.push_back(CaseTask{k, &c, s_.report.no_repro ? "" : repro_abs(*k, c)});
           task_slot.push_back(results_.size());
           results_.emplace_back();
@@ -320,7 +338,7 @@ int list_command(Settings& s) {
 
 int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
-  if (!sel) return kExitUsage;
+  if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const RunInfo info = run_info(s.argv, sel->loaded.errors);
   const int rc = compile_only_command(sel->selection.kernels,

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "generator.h"
@@ -154,6 +155,63 @@ TEST(Repro, ACaseNameWithANewlineCannotBecomeACommandInRerunSh) {
   const std::string rerun = slurp(out + "/rerun.sh");
   for (size_t at = 0, nl; (nl = rerun.find('\n', at)) != std::string::npos; at = nl + 1)
     EXPECT_NE(rerun.substr(at, nl - at).rfind("touch", 0), 0u) << "a line of rerun.sh starts with the injected command:\n" << rerun;
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// A kernel of two input tensors named to collide as file names, for the repro tests below.
+ManifestLoad colliding_kernel(const test::TempDir& dir, const std::string& source, const std::string& case_name) {
+  dir.write("m/" + source, "#include \"hkcheck.h\"\n");
+  json kernel = json::parse(R"J({
+    "name": "k", "entry": "copy", "reference": "copy", "params": {"n": 4},
+    "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "p/q", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "p_q", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "uniform"}},
+                {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", "p/q", "p_q", {"dtype": "i32", "value": "n"}], "launch": {"grid": [1], "block": [32]}
+  })J");
+  kernel["source"] = source;
+  kernel["cases"] = json::array({json{{"name", case_name}, {"params", json::object()}}});
+  return load_manifest(dir.write("m/k.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+}
+
+TEST(Repro, NamesThatSlugAlikeOrRunLongGetFoldersAndFilesOfTheirOwn) {
+  EXPECT_NE(repro_subdir(".w", "c"), repro_subdir("_.w", "c"));
+  EXPECT_NE(repro_subdir("k", "p/q"), repro_subdir("k", "p_q"));
+  const std::string long_dir = repro_subdir(std::string(256, 'k'), std::string(300, 'c'));
+  for (const auto& part : fs::path(long_dir)) EXPECT_LE(part.string().size(), 200u) << long_dir;
+  EXPECT_NE(repro_subdir(std::string(256, 'k'), std::string(300, 'c')), repro_subdir(std::string(256, 'k'), std::string(300, 'c') + "d"));
+
+  test::TempDir dir;
+  const ManifestLoad load = colliding_kernel(dir, "k.cu", std::string(300, 'c'));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  const std::string out = dir.path() + "/" + repro_subdir("k", load.kernels[0].cases[0].name);
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  std::set<std::string> tensors;
+  for (const auto& e : fs::directory_iterator(out + "/inputs")) tensors.insert(read_tensor_file(e.path().string()).name);
+  EXPECT_EQ(tensors, (std::set<std::string>{"x", "p/q", "p_q"})) << "one input file per tensor";
+}
+
+TEST(Repro, CopiesKeepTheirSourcesModeAndNeverTakeTheFoldersOwnNames) {
+  test::TempDir dir;
+  const ManifestLoad load = colliding_kernel(dir, "rerun.sh", "c");
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  fs::permissions(dir.path() + "/m/rerun.sh", fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(dir.path() + "/m/k.json", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const std::string out = dir.path() + "/r";
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  EXPECT_EQ(fs::status(out + "/kernel_source.sh").permissions(), fs::perms::owner_read | fs::perms::owner_write)
+      << "a private kernel stays private";
+  EXPECT_EQ(fs::status(out + "/manifest.json").permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(slurp(out + "/kernel_source.sh"), "#include \"hkcheck.h\"\n");
+  EXPECT_NE(slurp(out + "/rerun.sh").find("exec"), std::string::npos) << "rerun.sh is the folder's own";
+  const ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  EXPECT_EQ(fs::path(again.kernels[0].source).filename(), "kernel_source.sh");
 }
 
 }  // namespace
