@@ -550,7 +550,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     // Launches that disagree on the verdict make every verdict unreliable, so FLAKY comes first.
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
-    else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
+    else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
     // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
     if (r.status == Status::PASS && job.time_launches > 0) r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);
     if (!pass && !job.repro_dir.empty()) {

@@ -2,6 +2,7 @@
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
 #include "case_exec.h"
+#include "output_check.h"
 #include "header_fingerprint.h"
 #include "file_util.h"
 
@@ -159,6 +160,20 @@ TEST_F(CaseExec, OutputsThatChangeBetweenLaunchesAreFlaky) {
   // One launch cannot see it.
   be.kernels["racy2"] = be.kernels["racy"];
   EXPECT_EQ(run(kernel("racy2")).status, Status::PASS);
+}
+
+// The parent re-checks every record by the rule that decided it (output_check.h): every verdict
+// the worker reaches must pass that check, or the parent would turn honest results into errors.
+TEST_F(CaseExec, EveryJudgedVerdictFollowsFromItsOwnRecord) {
+  be.kernels["copy"] = copy;
+  be.kernels["wrong"] = [](float* out, const float* x, int n, int) { copy(out, x, n / 2, 0); };
+  be.kernels["past_end"] = [](float* out, const float* x, int n, int) { copy(out, x, n, 0), out[n] = 0.f; };
+  be.kernels["racy"] = [](float* out, const float* x, int n, int launch) { copy(out, x, n, 0), out[0] += static_cast<float>(launch); };
+  for (const char* entry : {"copy", "wrong", "past_end", "racy"}) {
+    const KernelSpec k = kernel(entry, {{"repeat", 2}});
+    const CaseResult r = run(k);
+    EXPECT_EQ(verdict_contradiction(r, plan_case(k, k.cases.at(0))), "") << entry << ": " << status_name(r.status);
+  }
 }
 
 TEST_F(CaseExec, EachLaunchStartsFromTheSameInputsAndPoison) {
