@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A repeatable robustness audit of hkcheck: malformed manifests, signals, misbehaving kernels.
 
-    python3 tests/audit/audit.py [--part manifests|signals|kernels|all] [--count N] [--seed S]
+    python3 tests/audit/audit.py [--part manifests|signals|kernels|caches|all] [--count N] [--seed S]
 
 Standard library only. Runs build/hkcheck with the host backend (no GPU needed), under
 `nice -n 10` and `--jobs 1`. Scratch output goes to --work (default /tmp/audit); a variant or run
@@ -1121,6 +1121,11 @@ def run_kernel_set(audit, folder, mdir, names, expect, timeout, bound, label):
 # ---------------------------------------------------------------------------------------------
 
 
+def part_caches(audit, args):
+    import attacks_caches  # beside this file; it takes this module's helpers
+    attacks_caches.part_caches(audit, args, sys.modules[__name__])
+
+
 def snapshot_binary(path, work):
     """A copy of the binary under test, so that a rebuild of build/ during the audit (another
     user's cmake) neither fails a probe with "Permission denied" nor mixes two binaries."""
@@ -1141,7 +1146,7 @@ def snapshot_binary(path, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["manifests", "signals", "kernels", "all"], default="all")
+    ap.add_argument("--part", choices=["manifests", "signals", "kernels", "caches", "all"], default="all")
     ap.add_argument("--count", type=int, default=1000, help="malformed manifest variants (default 1000)")
     ap.add_argument("--seed", type=int, default=20261124, help="seed of the manifest mutations")
     ap.add_argument("--run-every", type=int, default=10, help="give every Nth variant a real host run (default 10)")
@@ -1161,13 +1166,13 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     args.hkcheck = snapshot_binary(args.hkcheck, work)
     for old in (work / "findings").glob("*"):  # the last audit's findings (other entries there are kept)
-        if old.name.split("-")[0] in ("manifests", "signals", "kernels"):
+        if old.name.split("-")[0] in ("manifests", "signals", "kernels", "caches"):
             shutil.rmtree(old, ignore_errors=True)
     audit = Audit(work, args.hkcheck, args.verbose)
     t0 = time.monotonic()
-    parts = ["manifests", "signals", "kernels"] if args.part == "all" else [args.part]
+    parts = ["manifests", "signals", "kernels", "caches"] if args.part == "all" else [args.part]
     for part in parts:
-        {"manifests": part_manifests, "signals": part_signals, "kernels": part_kernels}[part](audit, args)
+        {"manifests": part_manifests, "signals": part_signals, "kernels": part_kernels, "caches": part_caches}[part](audit, args)
     print(f"audit took {time.monotonic() - t0:.0f} s; findings in {audit.findings_dir}" if audit.failed else
           f"audit took {time.monotonic() - t0:.0f} s")
     if audit.limits:
