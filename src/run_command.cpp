@@ -36,8 +36,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                 std::to_string(worker_cpu_threads())},
                s.repeat};
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
-  o.references = build_references(sel.selection.kernels, sel.references, s.cache_dir,
-                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  o.references = build_references(sel.selection.kernels, sel.references,
+                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
   o.jobs = s.jobs;
   o.exit_first = s.exit_first;
   o.time_launches = s.time ? s.time_launches : 0;

@@ -2,6 +2,7 @@
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
 #include "case_exec.h"
+#include "cache_seal.h"
 #include "output_check.h"
 #include "header_fingerprint.h"
 #include "file_util.h"
@@ -294,10 +295,12 @@ TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
   EXPECT_TRUE(cached) << "a whole entry is reused";
 
   const std::string whole = read_file(dir.path() + "/" + key + ".bin", "cache entry");
+  take_cache_repairs();
   for (const std::string& torn : {whole.substr(0, whole.size() - 1), whole + "x", std::string("sim"), std::string()}) {
     dir.write(key + ".bin", torn);
     EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
     EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
+    EXPECT_EQ(take_cache_repairs().size(), 1u) << "and the case's results say so";
     EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
   }
 }

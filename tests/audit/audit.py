@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A repeatable robustness audit of hkcheck: malformed manifests, signals, misbehaving kernels, reports.
 
-    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|all] [--count N] [--seed S]
+    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|caches|all] [--count N] [--seed S]
 
 Standard library only. Runs build/hkcheck with the host backend (no GPU needed), under
 `nice -n 10` and `--jobs 1`. Scratch output goes to --work (default /tmp/audit); a variant or run
@@ -1122,6 +1122,11 @@ def run_kernel_set(audit, folder, mdir, names, expect, timeout, bound, label):
 # ---------------------------------------------------------------------------------------------
 
 
+def part_caches(audit, args):
+    import attacks_caches  # beside this file; it takes this module's helpers
+    attacks_caches.part_caches(audit, args, sys.modules[__name__])
+
+
 def snapshot_binary(path, work):
     """A copy of the binary under test, so that a rebuild of build/ during the audit (another
     user's cmake) neither fails a probe with "Permission denied" nor mixes two binaries."""
@@ -1141,7 +1146,7 @@ def snapshot_binary(path, work):
 
 
 # The parts, in the order "all" runs them; the later ones live in modules of their own.
-PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts"]
+PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches"]
 
 
 def part_function(name):
@@ -1151,6 +1156,7 @@ def part_function(name):
         "kernels": part_kernels,
         "reports": lambda a, g: attacks_reports.part_reports(a, g, run_hk, fresh_folder),
         "verdicts": lambda a, g: __import__("attacks_verdicts").part_verdicts(a, g),
+        "caches": part_caches,
     }[name]
 
 
