@@ -211,10 +211,11 @@ std::string timing_section(const std::vector<CaseResult>& results) {
   return md;
 }
 
-// A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device).
+// A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device, a
+// kernel of the other vendor).
 bool worth_listing(const CaseResult& r) {
   if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
-  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE");
+  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE" && r.reason != "NOT_FOR_VENDOR");
 }
 
 }  // namespace

@@ -143,6 +143,9 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   json manifest = json::parse(read_file(k.manifest));
   json entry = manifest.at(json::json_pointer(k.json_path));
   entry["source"] = source_name;
+  // The defines and options of the run's target only, so that a rerun anywhere compiles as it did.
+  entry["defines"] = k.defines;
+  entry["options"] = k.compile_options;
   entry["cases"] = json::array({one_case(entry.value("cases", json::array()), c)});
   write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n",
              file_mode(k.manifest));

@@ -24,10 +24,11 @@ std::string verdict(const json& c) {
   return v;
 }
 
-// Cases a run did not try: no device, outside the tier it ran, or never started (interrupted, -x).
+// Cases a run did not try: no device, outside the tier it ran, a kernel of the other vendor, or
+// never started (interrupted, -x).
 bool not_run(const json& c) {
   const std::string reason = reason_of(c);
-  return c.at("status") == "NOT_RUN" || (c.at("status") == "SKIP" && (reason == "NO_DEVICE" || reason == "TIER"));
+  return c.at("status") == "NOT_RUN" || (c.at("status") == "SKIP" && (reason == "NO_DEVICE" || reason == "TIER" || reason == "NOT_FOR_VENDOR"));
 }
 
 std::map<std::pair<std::string, std::string>, const json*> index(const json& doc, const char* which) {

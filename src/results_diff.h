@@ -31,7 +31,7 @@ struct MetricChange {
 
 struct ResultsDiff {
   std::vector<VerdictChange> changed;  // run in both, different verdicts, regressions first
-  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER) in one
+  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER / NOT_FOR_VENDOR) in one
   std::vector<MetricChange> metrics;
   int compared = 0;                    // cases run in both
   size_t count(ChangeKind k) const;

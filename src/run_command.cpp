@@ -9,6 +9,7 @@
 #include "cli/resume.h"
 #include "cli/selected_cases.h"
 #include "compile_only.h"
+#include "compile_target.h"
 #include "exit_codes.h"
 #include "file_util.h"
 #include "git_commit.h"
@@ -99,11 +100,16 @@ json journal_header(const Settings& s, const RunInfo& run, const std::optional<D
 }
 
 // A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
-CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, bool have_device, const std::string& why) {
+CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, const std::optional<CompileTarget>& target,
+                       const std::string& why) {
   CaseResult r;
+  const bool have_device = target.has_value();
   if (interrupt_signal()) {
     r = blank_result(k, c, Status::NOT_RUN);
     r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+  } else if (have_device && !serves_vendor(k, target->vendor)) {
+    r = blank_result(k, c, Status::SKIP);
+    r.reason = kNotForVendor, r.message = not_for_vendor_message(k, *target);
   } else if (have_device) {
     r = blank_result(k, c, Status::SKIP);
     r.reason = "TIER";
@@ -152,10 +158,12 @@ class Run {
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
     announce(s_, dev_, why_, total_);
     info_.backend = dev_ ? dev_->backend : "none";
-    // A port and its original under one entry: the device's vendor's file, unless --source says.
+    // A port and its original under one entry: the device's vendor's file, unless --source says;
+    // and the defines and options of the device's target (docs/manifest.md, "Per-target settings").
     if (dev_) {
       info_.source_vendor = s_.source_vendor.empty() ? vendor_of_arch(dev_->arch) : s_.source_vendor;
-      use_vendor_sources(sel_.loaded.kernels, info_.source_vendor);
+      target_ = run_target(dev_->backend, dev_->arch, info_.source_vendor);
+      use_compile_target(sel_.loaded.kernels, *target_);
     }
     if (dev_) info_.device = *dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
@@ -242,13 +250,13 @@ class Run {
         if (const auto it = finished_.find({k->name, c.name}); it != finished_.end()) {
           results_.push_back(it->second);
           ++done_, ++reused;
-        } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && !interrupt_signal()) {
+        } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && serves_vendor(*k, target_->vendor) && !interrupt_signal()) {
           clear_repro(*k, c);  // an earlier run's repro of this case is stale
           tasks.push_back(CaseTask{k, &c, s_.report.no_repro ? "" : repro_abs(*k, c)});
           task_slot.push_back(results_.size());
           results_.emplace_back();
         } else {
-          CaseResult r = not_started(*k, c, s_, dev_.has_value(), why_);
+          CaseResult r = not_started(*k, c, s_, target_, why_);
           record(r, *k, c);
           results_.push_back(std::move(r));
         }
@@ -295,6 +303,7 @@ class Run {
   const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   RunInfo info_;
   std::optional<DeviceInfo> dev_;
+  std::optional<CompileTarget> target_;  // the device's, once there is one
   std::string why_;
   std::map<CaseKey, CaseResult> finished_;
   OutDirLock out_lock_;

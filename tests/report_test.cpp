@@ -94,6 +94,23 @@ TEST(Report, MarkdownHasSummaryTableAndFailureSections) {
   EXPECT_EQ(md.find("### rmsnorm"), std::string::npos);  // passing cases get no section
 }
 
+// A skip the run chose (the other vendor's kernel) is counted, not listed among the cases that
+// did not pass; a hardware limit is listed.
+TEST(Report, AKernelOfTheOtherVendorIsCountedNotListed) {
+  std::vector<CaseResult> results = sample_results();
+  CaseResult other;
+  other.kernel = "cuda_only";
+  other.case_name = "n=5";
+  other.status = Status::SKIP;
+  other.reason = "NOT_FOR_VENDOR";
+  other.message = "the manifest gives this kernel a CUDA file only";
+  results.push_back(other);
+  const std::string md = results_markdown(sample_run(), results);
+  EXPECT_NE(md.find("5 cases: 1 PASS, 1 FAIL, 1 CRASH, 0 TIMEOUT, 2 SKIP"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| cuda_only | n=5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ff_fused | big |"), std::string::npos) << md;
+}
+
 // A run of 3,000 failures still fits a pull-request comment, and says where the rest is.
 TEST(Report, MarkdownFitsACommentHoweverManyCasesFail) {
   std::vector<CaseResult> many;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "compile_target.h"
 #include "generator.h"
 #include "test_util.h"
 
@@ -116,6 +117,44 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   EXPECT_NE(rerun.find("'copy_kernel'"), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("/opt/hkcheck"), std::string::npos) << rerun;
   EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+// A repro folder's manifest holds the defines and options of the target that failed, written
+// without sections: its rerun compiles as the run did, whatever target it runs on (rerun.sh on
+// the host backend takes the default profile, say).
+TEST(Repro, ManifestHoldsTheRunsTargetsDefinesAndOptions) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "// kernel text\n");
+  dir.write("m/inc/a.h", "\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy",
+    "defines": {"T": "$dtype", "gfx942": {"CDNA": 3}, "sm_90": {"CDNA": 0}, "hip": {"WAVE": "${n}"}},
+    "options": {"all": ["-O2"], "hip": ["-isystem", "inc"], "hiprtc": ["-Xclang", "-fno-x"]},
+    "params": {"n": 64, "dtype": "f32"},
+    "cases": [{"name": "small", "params": {}}],
+    "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x"],
+    "launch": {"grid": [1], "block": [32]}
+  })J");
+  ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  use_compile_target(load.kernels, run_target("host", "gfx942", ""));  // --backend host --host-profile mi325x
+  const KernelSpec& k = load.kernels[0];
+  const std::string out = dir.path() + "/r";
+  write_repro(out, k, k.cases[0], ReproSettings{1, "host", "gfx942", "/opt/hkcheck"});
+
+  const std::string inc = fs::absolute(dir.path() + "/m/inc").lexically_normal().string();
+  const std::string opts = slurp(out + "/compile_options.txt");
+  EXPECT_NE(opts.find("-DCDNA=3\n-DT=f32\n-DWAVE=64\n"), std::string::npos) << opts;
+  EXPECT_NE(opts.find("-O2\n-isystem\n" + inc + "\n"), std::string::npos) << opts;
+  EXPECT_EQ(opts.find("-Xclang"), std::string::npos) << "hipRTC's options are not the host compiler's: " << opts;
+
+  ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  use_compile_target(again.kernels, run_target("host", "sm_90", ""));  // the rerun's default profile
+  EXPECT_EQ(again.kernels[0].defines, k.defines);
+  EXPECT_EQ(again.kernels[0].compile_options, k.compile_options);
 }
 
 TEST(Repro, WorkerOutputHoldsGotAndExpected) {
