@@ -31,7 +31,7 @@ COUNTED = {"audit_proc_reach": "ways into the worker or hkcheck", "audit_signal_
 NOBODY = 65534
 
 
-def run_as(audit, folder, names, extra, tag, uid=None, env_more=None, limit=180):
+def run_as(audit, folder, names, extra, tag, uid=None, env_more=None, limit=180, jobs=1):
     """Runs hkcheck on `names` of tests/audit/kernels; as `uid` (via setpriv) when given. Returns
     (Result, test_results.json cases by kernel or None)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -47,7 +47,7 @@ def run_as(audit, folder, names, extra, tag, uid=None, env_more=None, limit=180)
         prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] + prefix
     # A shell stands between the audit and hkcheck: a kernel that does reach hkcheck's parent
     # (a broken boundary) signals or writes to it, not to the audit.
-    cmd = ["sh", "-c", '"$@"; exit $?', "sh"] + prefix + [audit.hkcheck, "--backend", "host", "--jobs", "1", "--timeout", "5", "--no-repro", "--manifests", str(KERNELS),
+    cmd = ["sh", "-c", '"$@"; exit $?', "sh"] + prefix + [audit.hkcheck, "--backend", "host", "--jobs", str(jobs), "--timeout", "5", "--no-repro", "--manifests", str(KERNELS),
                     "--out", str(out), "--cache-dir", str(cache)] + extra + list(names)
     r = A.Result()
     r.cmd = cmd
@@ -137,9 +137,10 @@ def probe_limits(audit, folder, label, uid=None):
         st, actual = c.get("status"), c.get("actual_status") or c.get("status")
         kernel_may = uid is None and os.geteuid() != 0 or uid == NOBODY
         if kernel_may:  # the same user: what it can do is a documented limit, as long as it costs no other case
-            got = "the run was killed" if r.rc is not None and r.rc < 0 else f"{st}"
+            killed = r.rc in (-signal.SIGKILL, 128 + signal.SIGKILL)  # the shell between reports it as 137
+            got = "the run was killed" if killed else f"{st}"
             if same_user_status is None:
-                held = r.rc is not None and r.rc < 0
+                held = killed
             elif name == "audit_write_file":
                 held = probe_file.exists() and actual == "FAIL"
             else:
@@ -166,6 +167,24 @@ def probe_limits(audit, folder, label, uid=None):
             audit.held()
 
 
+def probe_neighbour(audit, folder, label, uid=None):
+    """Two workers at once: one kernel SIGKILLs the other worker's kernel process (they share a
+    uid), which costs that case a CRASH; never a PASS, and nothing else."""
+    tag = audit.new_tag("nbr")
+    r, cases = run_as(audit, folder, ("audit_kill_neighbour", "audit_neighbour_victim"), [], tag, uid, jobs=2)
+    killer, victim = ((cases or {}).get(k, {}) for k in ("audit_kill_neighbour", "audit_neighbour_victim"))
+    st = (killer.get("actual_status"), victim.get("actual_status") or victim.get("status"))
+    if r.rc not in (0, 1) or "PASS" in st or killer.get("status") != "XFAIL":
+        audit.finding("verdicts", f"{label}: a kernel killing another worker's kernel process: {A.describe_rc(r.rc)}, verdicts {st}", keep=folder)
+    elif st[1] == "CRASH" and first_got(killer) == 1:
+        audit.limit("verdicts", f"{label}: audit_kill_neighbour SIGKILLs another worker's kernel process (a shared uid): that case is a CRASH")
+    else:
+        audit.held(f"{label}: audit_kill_neighbour did not reach the other kernel process ({st})")
+    left = A.leftovers(tag)
+    if left:
+        audit.finding("verdicts", f"{label}: processes outlive the neighbour run: {left[:3]}", keep=folder)
+
+
 def part_verdicts(audit, args):
     t0 = time.monotonic()
     p0, f0 = audit.passed, audit.failed
@@ -174,10 +193,12 @@ def part_verdicts(audit, args):
     probe_attacks(audit, work / "reuse", f"as {me}, worker reuse", [])
     probe_attacks(audit, work / "isolated", f"as {me}, --isolation case", ["--isolation", "case"])
     probe_limits(audit, work / "limits", f"as {me}")
+    probe_neighbour(audit, work / "neighbour", f"as {me}")
     if os.geteuid() == 0 and shutil.which("setpriv"):
         os.chmod(work, 0o755)
         probe_attacks(audit, work / "user-reuse", "as an unprivileged user, worker reuse", [], uid=NOBODY)
         probe_limits(audit, work / "user-limits", "as an unprivileged user", uid=NOBODY)
+        probe_neighbour(audit, work / "user-neighbour", "as an unprivileged user", uid=NOBODY)
     elif os.geteuid() == 0:
         print("  (no setpriv: the attacks were not run as an unprivileged user)", flush=True)
     print("  the parent's re-check of each record (a PASS its figures contradict is an ERROR) cannot be reached by a kernel "

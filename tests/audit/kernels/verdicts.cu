@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/ptrace.h>
@@ -306,5 +307,56 @@ HK_KERNEL void audit_write_file(f32* out, const f32* x, int n, u64 p) {
   if (!path) return;
   const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) audit_put(fd, "written by a kernel\n", 20), close(fd);
+#endif
+}
+
+#ifdef HK_BACKEND_HOST
+// The pid of another worker's kernel process: an "hkcheck" process whose parent is not ours but
+// has our worker's parent (hkcheck) for its own; or 0.
+static pid_t audit_other_kernel_process() {
+  static char path[64], line[512];
+  const pid_t self = getpid(), up = getppid(), top = audit_parent_of(up);
+  DIR* d = opendir("/proc");
+  if (!d) return 0;
+  pid_t found = 0;
+  while (const dirent* e = readdir(d)) {
+    const pid_t pid = static_cast<pid_t>(atoi(e->d_name));
+    if (pid <= 1 || pid == self || pid == up) continue;
+    snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    const int fd = open(path, O_RDONLY);
+    const ssize_t r = fd >= 0 ? read(fd, line, sizeof line - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (r <= 0) continue;
+    line[r] = 0;
+    const char* paren = strrchr(line, ')');
+    if (!paren || !strstr(line, " (hkcheck) ")) continue;
+    const pid_t parent = static_cast<pid_t>(atoi(paren + 4));
+    if (parent != up && parent > 1 && audit_parent_of(parent) == top) found = pid;
+  }
+  closedir(d);
+  return found;
+}
+#endif
+
+// Waits up to 5 s for the kernel process of another worker (run with --jobs 2) and SIGKILLs it:
+// kernel processes share a uid, so it may. out[0]: 1 when it did. The limits probe of
+// tests/audit/attacks_verdicts.py.
+HK_KERNEL void audit_kill_neighbour(f32* out, const f32* x, int n, u64 p) {
+#ifdef HK_BACKEND_HOST
+  if (!AUDIT_FIRST) return;
+  int killed = 0;
+  for (int i = 0; i < 50 && !killed; ++i) {
+    const pid_t other = audit_other_kernel_process();
+    killed = other > 0 && kill(other, SIGKILL) == 0;
+    if (!killed) usleep(100 * 1000);
+  }
+  out[0] = static_cast<f32>(killed);
+#endif
+}
+
+// The neighbour: a launch of 3 s that leaves out unwritten (FAIL), unless something kills it.
+HK_KERNEL void audit_neighbour_victim(f32* out, const f32* x, int n, u64 p) {
+#ifdef HK_BACKEND_HOST
+  if (AUDIT_FIRST) sleep(3);
 #endif
 }
