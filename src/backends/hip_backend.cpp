@@ -4,17 +4,39 @@
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_runtime_api.h>
+#include <hip/hip_version.h>
 
+#include <cstddef>
 #include <cstring>
 #include <fmt/format.h>
 
 #include "backend.h"
+#include "backends/hip_device_props.h"
 #include "compiler.h"
 #include "dynlib.h"
 
 namespace hk {
 namespace {
 
+// The headers this file is built against describe one of the layouts hkcheck reads: they must
+// agree with hip_device_props.h on it.
+#if HIP_VERSION_MAJOR >= 6
+constexpr const HipPropsLayout& kHeaderLayout = kHipPropsR0600;
+#else
+constexpr const HipPropsLayout& kHeaderLayout = kHipPropsR0000;
+#endif
+static_assert(sizeof(hipDeviceProp_t) == kHeaderLayout.size);
+static_assert(offsetof(hipDeviceProp_t, totalGlobalMem) == kHeaderLayout.total_global_mem);
+static_assert(offsetof(hipDeviceProp_t, sharedMemPerBlock) == kHeaderLayout.shared_mem_per_block);
+static_assert(offsetof(hipDeviceProp_t, warpSize) == kHeaderLayout.warp_size);
+static_assert(offsetof(hipDeviceProp_t, maxThreadsPerBlock) == kHeaderLayout.max_threads_per_block);
+static_assert(offsetof(hipDeviceProp_t, maxThreadsDim) == kHeaderLayout.max_threads_dim);
+static_assert(offsetof(hipDeviceProp_t, maxGridSize) == kHeaderLayout.max_grid_size);
+static_assert(offsetof(hipDeviceProp_t, multiProcessorCount) == kHeaderLayout.multi_processor_count);
+static_assert(offsetof(hipDeviceProp_t, gcnArchName) == kHeaderLayout.gcn_arch_name);
+
+// Errors after which the process's device context is unusable: a kernel fault, or a device that
+// is gone. Every later call fails the same way, so the case is a CRASH and the worker restarts.
 bool is_sticky(hipError_t r) {
   switch (r) {
     case hipErrorIllegalAddress:
@@ -22,6 +44,11 @@ bool is_sticky(hipError_t r) {
     case hipErrorLaunchFailure:
     case hipErrorLaunchTimeOut:
     case hipErrorIllegalState:
+    case hipErrorPriorLaunchFailure:
+    case hipErrorECCNotCorrectable:
+    case hipErrorNoDevice:  // mid-run: the device fell off (at start-up it is BackendUnavailable)
+    case hipErrorDeinitialized:
+    case hipErrorContextIsDestroyed:
       return true;
     default:
       return false;
@@ -63,7 +90,7 @@ class HipBackend final : public Backend {
     const hipError_t r = hipModuleGetFunction_(&fn, mod, entry.c_str());
     if (r == hipErrorNotFound)
       throw MissingEntry("the compiled module has no kernel named '" + entry +
-                         "' (is it declared HK_KERNEL, i.e. extern \"C\" __global__?)");
+                         "' (is it declared HK_KERNEL, i.e. extern \"C\" __global__?); hipModuleGetFunction: " + error_text(r));
     check(r, "hipModuleGetFunction(" + entry + ")");
     return fn;
   }
@@ -104,6 +131,31 @@ class HipBackend final : public Backend {
   }
   void synchronize() override { check(hipDeviceSynchronize_(), "hipDeviceSynchronize"); }
 
+  // Each launch between two events on the device's timeline, as the CUDA backend does.
+  std::vector<double> time_launches(Kernel k, const std::array<int64_t, 3>& g, const std::array<int64_t, 3>& b, int64_t shared,
+                                    void** args, int launches) override {
+    struct Event {  // destroyed however the timing ends
+      HipBackend* be;
+      hipEvent_t e = nullptr;
+      ~Event() {
+        if (e) (void)be->hipEventDestroy_(e);
+      }
+    } start{this}, stop{this};
+    check(hipEventCreate_(&start.e), "hipEventCreate");
+    check(hipEventCreate_(&stop.e), "hipEventCreate");
+    std::vector<double> ms;
+    for (int i = 0; i < launches; ++i) {
+      check(hipEventRecord_(start.e, nullptr), "hipEventRecord");
+      launch(k, g, b, shared, args);
+      check(hipEventRecord_(stop.e, nullptr), "hipEventRecord");
+      check(hipEventSynchronize_(stop.e), "hipEventSynchronize");
+      float t = 0;
+      check(hipEventElapsedTime_(&t, start.e, stop.e), "hipEventElapsedTime");
+      ms.push_back(t);
+    }
+    return ms;
+  }
+
  private:
   std::string error_text(hipError_t r) const {
     const char* name = hipGetErrorName_ ? hipGetErrorName_(r) : "?";
@@ -126,7 +178,6 @@ class HipBackend final : public Backend {
     bind(*hip_, hipDeviceGetAttribute_, "hipDeviceGetAttribute");
     bind(*hip_, hipDeviceGetName_, "hipDeviceGetName");
     bind(*hip_, hipDeviceTotalMem_, "hipDeviceTotalMem");
-    bind(*hip_, hipGetDeviceProperties_, "hipGetDeviceProperties");
     bind(*hip_, hipDriverGetVersion_, "hipDriverGetVersion");
     bind(*hip_, hipRuntimeGetVersion_, "hipRuntimeGetVersion");
     bind(*hip_, hipModuleLoadData_, "hipModuleLoadData");
@@ -146,21 +197,23 @@ class HipBackend final : public Backend {
     bind(*hip_, hipDeviceSynchronize_, "hipDeviceSynchronize");
   }
 
-  // The architecture name ("gfx942") from the device properties. The properties struct grew
-  // between ROCm releases, so it is read into a generous buffer and the name found by prefix.
-  std::string arch_name() {
-    std::vector<char> buf(sizeof(hipDeviceProp_t) + 16384, 0);
-    if (hipGetDeviceProperties_(reinterpret_cast<hipDeviceProp_t*>(buf.data()), device_) != hipSuccess) return "";
-    const auto* props = reinterpret_cast<const hipDeviceProp_t*>(buf.data());
-    std::string name(props->gcnArchName, strnlen(props->gcnArchName, sizeof props->gcnArchName));
-    if (name.rfind("gfx", 0) != 0) {
-      for (size_t i = 0; i + 3 < buf.size(); ++i)
-        if (std::memcmp(buf.data() + i, "gfx", 3) == 0) {
-          name.assign(buf.data() + i, strnlen(buf.data() + i, 64));
-          break;
-        }
+  // The device's properties, in the newest layout the library fills (hip_device_props.h).
+  struct Properties {
+    const HipPropsLayout* layout;
+    std::vector<unsigned char> bytes;
+  };
+  Properties read_properties() {
+    using Fill = hipError_t (*)(void*, int);
+    const HipPropsLayout* layout = &kHipPropsR0600;
+    auto fill = reinterpret_cast<Fill>(hip_->try_symbol(layout->function));
+    if (!fill) {  // ROCm 5
+      layout = &kHipPropsR0000;
+      fill = hip_->get<Fill>(layout->function);
     }
-    return name.substr(0, name.find(':'));  // "gfx942:sramecc+:xnack-" -> "gfx942"
+    // Room beyond the layout, so that a runtime writing more than its own header says costs nothing.
+    std::vector<unsigned char> bytes(layout->size + 1024, 0);
+    check(fill(bytes.data(), device_), layout->function);
+    return {layout, std::move(bytes)};
   }
 
   void read_info() {
@@ -176,10 +229,13 @@ class HipBackend final : public Backend {
     int drv = 0, rt = 0;
     check(hipDriverGetVersion_(&drv), "hipDriverGetVersion");
     check(hipRuntimeGetVersion_(&rt), "hipRuntimeGetVersion");
+    const Properties props = read_properties();
+    const std::string gcn_arch = hip_prop_text(props.bytes.data(), props.layout->gcn_arch_name);
     info_.backend = "hip";
     info_.name = name;
-    info_.arch = arch_name();
-    if (info_.arch.empty()) throw BackendUnavailable("could not read the device's gfx architecture name");
+    info_.arch = gcn_arch.substr(0, gcn_arch.find(':'));  // "gfx942:sramecc+:xnack-" -> "gfx942"
+    if (info_.arch.rfind("gfx", 0) != 0)
+      throw BackendUnavailable(fmt::format("{} gave no gfx architecture name (gcnArchName '{}')", props.layout->function, gcn_arch));
     info_.driver_version = fmt::format("HIP driver {}", drv);
     info_.runtime_version = fmt::format("HIP runtime {}", rt);
     info_.max_threads_per_block = attr(hipDeviceAttributeMaxThreadsPerBlock, "MaxThreadsPerBlock");
@@ -194,6 +250,13 @@ class HipBackend final : public Backend {
     info_.total_memory = static_cast<int64_t>(mem);
     info_.multiprocessors = attr(hipDeviceAttributeMultiprocessorCount, "MultiprocessorCount");
     info_.warp_size = attr(hipDeviceAttributeWarpSize, "WarpSize");
+    // Properties read in the wrong layout would not agree with the attributes.
+    const int prop_warp = hip_prop<int>(props.bytes.data(), props.layout->warp_size);
+    const int prop_threads = hip_prop<int>(props.bytes.data(), props.layout->max_threads_per_block);
+    if (prop_warp != info_.warp_size || prop_threads != info_.max_threads_per_block)
+      throw BackendUnavailable(fmt::format("{} and hipDeviceGetAttribute disagree (warpSize {} vs {}, maxThreadsPerBlock {} vs {}): "
+                                           "the properties are not in the layout hkcheck reads them in",
+                                           props.layout->function, prop_warp, info_.warp_size, prop_threads, info_.max_threads_per_block));
   }
 
   std::unique_ptr<DynLib> hip_;
@@ -209,7 +272,6 @@ class HipBackend final : public Backend {
   hipError_t (*hipDeviceGetAttribute_)(int*, hipDeviceAttribute_t, int) = nullptr;
   hipError_t (*hipDeviceGetName_)(char*, int, hipDevice_t) = nullptr;
   hipError_t (*hipDeviceTotalMem_)(size_t*, hipDevice_t) = nullptr;
-  hipError_t (*hipGetDeviceProperties_)(hipDeviceProp_t*, int) = nullptr;
   hipError_t (*hipDriverGetVersion_)(int*) = nullptr;
   hipError_t (*hipRuntimeGetVersion_)(int*) = nullptr;
   hipError_t (*hipModuleLoadData_)(hipModule_t*, const void*) = nullptr;
