@@ -230,7 +230,8 @@ class CompilerProcess {
       argv.insert(argv.end(), {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3", "--host-profile",
                                opt_.host.profile});
       if (backend == "hip") argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
-      proc_ = std::make_unique<Subprocess>(argv, 3);
+      const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
+      proc_ = std::make_unique<Subprocess>(argv, 3, backend == "hip" ? env : std::vector<std::string>{});
       std::string line;
       if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line) {
         const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);

@@ -22,6 +22,9 @@ struct CompileOnlyOptions {
   double timeout_s = 300;          // per compile
   HostOptions host;
   std::string hiprtc_root;  // --hiprtc-root as given; "" chooses (choose_hiprtc_root)
+  // hkcheck's cache folder, "" with --no-cache. hipRTC 6+'s comgr keeps a cache of its own, which
+  // makes a repeated compile about 20 times cheaper: it goes in CACHE/comgr, or is off.
+  std::string cache_dir;
 };
 
 // "cuda" for sm_XX, "hip" for gfxXXX, "" for anything else.

@@ -31,16 +31,18 @@ const std::string kRoot;
 
 struct AmdCompileOnly : ::testing::Test {
   test::TempDir dir;
-  int run(const std::string& manifests, const std::vector<std::string>& args) {
+  int run(const std::string& manifests, const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv = {HKCHECK_PATH, "--compile-only", "--manifests", manifests, "--out", dir.path() + "/out"};
     argv.insert(argv.end(), args.begin(), args.end());
-    Subprocess p(argv, 3);
+    Subprocess p(argv, 3, env);
     EXPECT_TRUE(p.wait_for(std::chrono::seconds(300))) << p.output_tail(4000);
     const ExitStatus st = p.wait();
     EXPECT_TRUE(st.exited) << st.describe() << "\n" << p.output_tail(4000);
     return st.code;
   }
-  int run_repo(const std::vector<std::string>& args) { return run(std::string(REPO_DIR) + "/manifests", args); }
+  int run_repo(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+    return run(std::string(REPO_DIR) + "/manifests", args, env);
+  }
   int run_fixture(const std::vector<std::string>& args) { return run(std::string(REPO_DIR) + "/tests/fixtures/amd_compile", args); }
   json results() { return json::parse(read_file(dir.path() + "/out/test_results.json")); }
   // Every row's message must hold `text`, and the row must be an ERROR (no compiler), not a crash.
@@ -108,6 +110,17 @@ TEST_F(AmdCompileOnly, RowsAndTheRunNameTheRealCompiler) {
   const std::string systems = r["run"]["device"]["compilers"].value("gfx90a", "");
   EXPECT_EQ(systems.rfind("hipRTC ", 0), 0u) << systems;
   EXPECT_NE(systems, mine) << "the system's hipRTC is another compiler";
+}
+
+// Comgr's own cache (hipRTC 6 and later) goes in hkcheck's cache folder, and --no-cache turns it off
+// rather than leaving it in ~/.cache/comgr.
+TEST_F(AmdCompileOnly, ComgrsCacheFollowsHkchecksCacheFolder) {
+  NEEDS_PRIVATE_HIPRTC();
+  const std::vector<std::string> home = {"XDG_CACHE_HOME=" + dir.path() + "/xdg"};
+  EXPECT_EQ(run_repo({"--arch", "gfx942", "--hiprtc-root", kRoot, "--cache-dir", dir.path() + "/cache", "rmsnorm"}, home), 0);
+  EXPECT_FALSE(fs::is_empty(dir.path() + "/cache/comgr"));
+  EXPECT_EQ(run_repo({"--arch", "gfx942", "--hiprtc-root", kRoot, "--no-cache", "rmsnorm"}, home), 0);
+  EXPECT_FALSE(fs::exists(dir.path() + "/xdg/comgr"));
 }
 
 // The fixture's kernel keeps most of its accumulators in AGPRs and allows 256 threads; its
