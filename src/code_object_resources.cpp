@@ -84,12 +84,28 @@ void to_json(nlohmann::json& j, const KernelResources& r) {
     if (v >= 0) j[k] = v;
   };
   put("registers", r.registers);
+  put("agprs", r.agprs);
   put("static_shared_bytes", r.static_shared_bytes);
   put("local_bytes", r.local_bytes);
   put("spilled", r.spilled);
   put("sgprs", r.sgprs);
   put("wavefront", r.wavefront);
   put("max_threads_per_block", r.max_threads_per_block);
+}
+
+void from_json(const nlohmann::json& j, KernelResources& r) {
+  r = KernelResources{};
+  auto get = [&](const char* k, int64_t& v) {
+    if (j.contains(k) && j[k].is_number_integer()) v = j[k].get<int64_t>();
+  };
+  get("registers", r.registers);
+  get("agprs", r.agprs);
+  get("static_shared_bytes", r.static_shared_bytes);
+  get("local_bytes", r.local_bytes);
+  get("spilled", r.spilled);
+  get("sgprs", r.sgprs);
+  get("wavefront", r.wavefront);
+  get("max_threads_per_block", r.max_threads_per_block);
 }
 
 std::optional<KernelResources> cubin_resources(const std::string& cubin, const std::string& symbol, std::string* why) {
@@ -162,6 +178,7 @@ std::optional<KernelResources> amdgpu_resources(const std::string& code_object, 
           KernelResources res;
           auto num = [&](const char* key) { return k.contains(key) && k[key].is_number_integer() ? k[key].get<int64_t>() : -1; };
           res.registers = num(".vgpr_count");
+          res.agprs = num(".agpr_count");
           res.sgprs = num(".sgpr_count");
           res.static_shared_bytes = num(".group_segment_fixed_size");
           res.local_bytes = num(".private_segment_fixed_size");

@@ -14,7 +14,9 @@
 
 #include "case_job.h"
 #include "case_plan.h"
+#include "code_object_resources.h"
 #include "compile_target.h"
+#include "hiprtc_root.h"
 #include "expectation.h"
 #include "report.h"
 #include "subprocess.h"
@@ -90,33 +92,53 @@ std::string config_name(const CompileItem& item) {
   return s;
 }
 
-// What the compiled code needs against what the target has: HW_LIMIT when its static shared
-// memory plus the most dynamic shared memory a case asks for is over the target's opt-in limit,
-// or when its registers per thread leave fewer threads per block than a case launches.
+// What the compiled code needs, in words: "40 registers, 4096 B static shared, 0 B local per
+// thread" on NVIDIA; on AMD "498 registers per lane (256 VGPRs + 242 AGPRs), 14 SGPRs, 0 B LDS,
+// 0 B scratch per lane, wave64".
+std::string needs_text(const KernelResources& k) {
+  if (k.wavefront <= 0)
+    return fmt::format("{} registers, {} B static shared, {} B local per thread", k.registers, std::max<int64_t>(k.static_shared_bytes, 0),
+                       std::max<int64_t>(k.local_bytes, 0));
+  const std::string split = k.agprs >= 0 ? fmt::format(" ({} VGPRs + {} AGPRs)", k.registers - k.agprs, k.agprs) : "";
+  return fmt::format("{} registers per lane{}, {} SGPRs, {} B LDS, {} B scratch per lane, wave{}", k.registers, split, k.sgprs,
+                     std::max<int64_t>(k.static_shared_bytes, 0), std::max<int64_t>(k.local_bytes, 0), k.wavefront);
+}
+
+// The first of the target's limits the compiled code and the item's cases are over: its static
+// shared memory plus the most dynamic shared memory a case asks for over the target's opt-in
+// limit; a block larger than the code allows (AMD's max flat workgroup size); registers per
+// thread (on AMD VGPRs and AGPRs together) that leave fewer threads per block than a case launches.
+std::optional<LimitExceeded> limit_exceeded(const CompileItem& item, const KernelResources& k, Target t) {
+  const int64_t smem = std::max<int64_t>(k.static_shared_bytes, 0);
+  if (smem + item.max_dynamic_shared > t.shared_per_block_optin)
+    return LimitExceeded{fmt::format("shared memory per block on {}, static {} + dynamic {} (bytes)", t.arch, smem, item.max_dynamic_shared),
+                         smem + item.max_dynamic_shared, t.shared_per_block_optin};
+  if (k.max_threads_per_block > 0 && k.max_threads_per_block < item.max_block_threads)
+    return LimitExceeded{fmt::format("threads per block the code for {} allows (its max flat workgroup size)", t.arch), item.max_block_threads,
+                         k.max_threads_per_block};
+  if (k.wavefront > 0) t.warp_size = static_cast<int>(k.wavefront);
+  if (const int64_t most = max_threads_for_registers(t, k.registers); most < item.max_block_threads) {
+    const std::string which = k.agprs > 0 ? fmt::format(" ({} VGPRs + {} AGPRs)", k.registers - k.agprs, k.agprs) : "";
+    return LimitExceeded{fmt::format("threads per block on {} with {} registers per thread{}", t.arch, k.registers, which), item.max_block_threads, most};
+  }
+  return std::nullopt;
+}
+
+// What the compiled code needs against what the target has (limit_exceeded): HW_LIMIT, and the
+// row still says that the source compiled and what it needs.
 void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
   if (!res.is_object() || res.contains("error")) {
     r.notes.push_back("resources not read: " + (res.is_object() ? res.value("error", "") : std::string("no figures")));
     return;
   }
   r.resources = res;
+  const KernelResources k = res.get<KernelResources>();
+  r.message += ": " + needs_text(k);
+  if (k.spilled > 0) r.notes.push_back(fmt::format("spills: {} (registers or bytes, as the compiler counts them) go to local memory", k.spilled));
   const Target* t = find_target(item.arch);
-  const int64_t regs = res.value("registers", int64_t{-1}), smem = res.value("static_shared_bytes", int64_t{0});
-  const int64_t local = res.value("local_bytes", int64_t{0}), spilled = res.value("spilled", int64_t{0});
-  r.message += fmt::format(": {} registers, {} B static shared, {} B local per thread", regs, smem, local);
-  if (spilled > 0) r.notes.push_back(fmt::format("spills: {} (registers or bytes, as the compiler counts them) go to local memory", spilled));
-  if (!t) return;
-  if (smem + item.max_dynamic_shared > t->shared_per_block_optin) {
-    r.status = Status::SKIP;
-    r.reason = "HW_LIMIT";
-    r.limit = LimitExceeded{fmt::format("shared memory per block on {}, static {} + dynamic {} (bytes)", t->arch, smem, item.max_dynamic_shared),
-                            smem + item.max_dynamic_shared, t->shared_per_block_optin};
-  } else if (const int64_t most = max_threads_for_registers(*t, regs); most < item.max_block_threads) {
-    r.status = Status::SKIP;
-    r.reason = "HW_LIMIT";
-    r.limit = LimitExceeded{fmt::format("threads per block on {} with {} registers per thread", t->arch, regs), item.max_block_threads, most};
-  }
-  if (!r.limit) return;
-  // The source did compile: say so, with its figures, beside the limit it is over.
+  if (!t || !(r.limit = limit_exceeded(item, k, *t))) return;
+  r.status = Status::SKIP;
+  r.reason = "HW_LIMIT";
   r.notes.push_back(r.message);
   r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
 }
@@ -126,6 +148,7 @@ void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
 struct CompileMemo {
   std::mutex mutex;
   std::map<std::string, json> answers;  // key -> the compile worker's answer
+  std::map<std::string, std::string> compilers;  // arch -> the name its compile worker gave its compiler
 };
 
 // A compile worker for one target, started on first use and again after it dies.
@@ -208,18 +231,28 @@ class CompilerProcess {
     }
   }
 
+  // The worker; for hipRTC from a root, under that root's loader and with its libraries first, so
+  // that nothing else hkcheck starts sees them.
   bool start(CaseResult& r) {
     const std::string backend = backend_for_arch(arch_);
-    std::vector<std::string> argv = {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3",
-                                     "--host-profile", opt_.host.profile};
     try {
-      proc_ = std::make_unique<Subprocess>(argv, 3);
+      std::vector<std::string> argv = backend == "hip" ? hiprtc_loader_prefix(opt_.hiprtc_root) : std::vector<std::string>{};
+      const std::string under = argv.empty() ? "" : " under " + argv.front();
+      argv.insert(argv.end(), {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3", "--host-profile",
+                               opt_.host.profile});
+      if (backend == "hip") argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
+      const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
+      proc_ = std::make_unique<Subprocess>(argv, 3, backend == "hip" ? env : std::vector<std::string>{});
       std::string line;
-      if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line)
-        throw std::runtime_error("the compile worker did not start (" + proc_->wait().describe() + ")");
+      if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line) {
+        const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);
+        throw std::runtime_error("the compile worker did not start" + under + " (" + why + ")" + (tail.empty() ? "" : ": " + tail));
+      }
       const json hello = json::parse(line);
       if (!hello.value("ok", false)) throw std::runtime_error(hello.value("error", "no compiler"));
       compiler_ = hello.value("compiler", backend);
+      std::lock_guard<std::mutex> lock(memo_.mutex);
+      memo_.compilers[arch_] = compiler_;
       return true;
     } catch (const std::exception& e) {
       r.status = Status::ERROR;
@@ -254,8 +287,11 @@ std::string backend_for_arch(const std::string& arch) {
   return "";
 }
 
-std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt,
-                                         const std::function<void(const CaseResult&)>& on_result) {
+std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& given,
+                                         const std::function<void(const CaseResult&)>& on_result,
+                                         std::map<std::string, std::string>* compilers) {
+  CompileOnlyOptions opt = given;
+  opt.hiprtc_root = choose_hiprtc_root(given.hiprtc_root);
   const std::vector<CompileItem> items = compile_items(kernels, opt.archs);
   std::vector<CaseResult> results(items.size());
   std::atomic<size_t> next{0};
@@ -299,6 +335,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
   std::vector<std::thread> threads;
   for (int t = 0; t < std::max(opt.jobs, 1); ++t) threads.emplace_back(pool_thread);
   for (auto& t : threads) t.join();
+  if (compilers) *compilers = memo.compilers;
   return results;
 }
 
@@ -310,10 +347,16 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   const std::string out_dir = report.out_dir.empty() ? "results/compile-only" : report.out_dir;
   Reporters reporters(report, out_dir, ConsoleStyle{"hkcheck", "compile only, " + archs + ": ", true});
   size_t done = 0;
+  std::map<std::string, std::string> compilers;
   const std::vector<CaseResult> results =
-      run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); });
+      run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); }, &compilers);
   run.backend = "compile-only";
-  run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}};
+  // The compilers by their real names ("gfx942: hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)"), where
+  // a device's runtime version would be.
+  std::string names;
+  for (const auto& [arch, name] : compilers) names += (names.empty() ? "" : "; ") + arch + ": " + name;
+  run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}, {"runtime_version", names},
+                    {"compilers", compilers}, {"note", "compiled with " + (names.empty() ? std::string("no compiler") : names)}};
   run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string err;
   if (!reporters.run_finished(run, results, &err)) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct CompileOnlyOptions {
   int jobs = 1;                    // compile workers at once
   double timeout_s = 300;          // per compile
   HostOptions host;
+  std::string hiprtc_root;  // --hiprtc-root as given; "" chooses (choose_hiprtc_root)
+  // hkcheck's cache folder, "" with --no-cache. hipRTC 6+'s comgr keeps a cache of its own, which
+  // makes a repeated compile about 20 times cheaper: it goes in CACHE/comgr, or is off.
+  std::string cache_dir;
 };
 
 // "cuda" for sm_XX, "hip" for gfxXXX, "" for anything else.
@@ -28,8 +33,10 @@ std::string backend_for_arch(const std::string& arch);
 // One result per kernel x configuration x architecture, in that order: PASS when it compiled,
 // COMPILE_ERROR with the log (or the compiler's crash), ERROR when the target's compiler cannot
 // be opened. on_result sees each as it finishes, one call at a time.
+// compilers, when given, gets the name each target's compiler gave itself, by arch.
 std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& opt,
-                                         const std::function<void(const CaseResult&)>& on_result);
+                                         const std::function<void(const CaseResult&)>& on_result,
+                                         std::map<std::string, std::string>* compilers = nullptr);
 
 struct RunInfo;
 struct ReportSettings;

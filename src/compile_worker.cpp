@@ -49,7 +49,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   }
   std::unique_ptr<Compiler> compiler;
   try {
-    compiler = open_compiler(opt.backend, opt.arch, opt.host);
+    compiler = open_compiler(opt.backend, opt.arch, opt.host, opt.hiprtc_root);
   } catch (const std::exception& e) {
     chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
     return 0;

@@ -1,9 +1,11 @@
-// A process that only compiles: `hkcheck --compile-worker --backend B --arch A`. It opens the
+// A process that only compiles: `hkcheck --compile-worker --backend B --arch A [--hiprtc-root R]`
+// (under R's own loader when R is a folder: compile_only.cpp starts it so). It opens the
 // compiler of that target (no device), reads requests on stdin and answers on its protocol
 // descriptor. A compiler that crashes (Debian's hipRTC aborts for gfx942) takes down this process
 // alone; the parent reports that compile and starts another.
 //   parent -> worker: {"id":N,"source":PATH,"options":[...]}
 //   worker -> parent: {"type":"hello","ok":true,"compiler":"NVRTC 13.0"} once, or ok false and "error"
+//                     (the compiler's real name: "hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)")
 //                     {"id":N,"ok":B,"log":"...","bytes":N,"ms":T}
 #pragma once
 
@@ -15,6 +17,7 @@ namespace hk {
 
 struct CompileWorkerOptions {
   std::string backend, arch;
+  std::string hiprtc_root = "system";  // which hipRTC compiles gfx targets (hiprtc_root.h)
   int protocol_fd = 3;
   HostOptions host;
 };

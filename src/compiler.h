@@ -24,8 +24,10 @@ class Compiler {
 };
 
 // The compiler of backend ("cuda", "hip" or "host") for target arch ("sm_90", "gfx90a"; for the
-// host, the profile in host gives the target). Throws BackendUnavailable when its library or
-// program is missing or the backend is not built in.
-std::unique_ptr<Compiler> open_compiler(const std::string& backend, const std::string& arch, const HostOptions& host = {});
+// host, the profile in host gives the target). hiprtc_root: which hipRTC (hiprtc_root.h), "system"
+// for the system's own. Throws BackendUnavailable when its library or program is missing or the
+// backend is not built in.
+std::unique_ptr<Compiler> open_compiler(const std::string& backend, const std::string& arch, const HostOptions& host = {},
+                                        const std::string& hiprtc_root = "system");
 
 }  // namespace hk

@@ -16,7 +16,8 @@ using namespace hk;
 int legacy_diff(Settings& s) { return diff_command(DiffOptions{s.diff_files[0], s.diff_files[1], "change", "", ""}); }
 int worker(Settings& s) { return run_worker(WorkerOptions{s.backend, s.device, s.protocol_fd, s.cache_dir, s.host, s.cpu_threads}); }
 int compile_worker(Settings& s) {
-  return run_compile_worker(CompileWorkerOptions{s.backend, s.archs.empty() ? "" : s.archs.front(), s.protocol_fd, s.host});
+  return run_compile_worker(
+      CompileWorkerOptions{s.backend, s.archs.empty() ? "" : s.archs.front(), s.hiprtc_root.empty() ? "system" : s.hiprtc_root, s.protocol_fd, s.host});
 }
 
 // Modes with a command line of their own: the first word selects them (argv[0] is the word).

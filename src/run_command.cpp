@@ -351,7 +351,7 @@ int compile_only_mode(Settings& s) {
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const RunInfo info = run_info(s.argv, sel->loaded.errors);
   const int rc = compile_only_command(sel->selection.kernels,
-                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host},
+                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host, s.hiprtc_root, s.cache_dir},
                                       info, s.report);
   return rc != kExitOk ? rc : sel->loaded.errors.empty() ? kExitOk : kExitUsage;
 }

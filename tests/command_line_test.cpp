@@ -34,5 +34,14 @@ TEST(CommandLine, SourceNamesAVendor) {
   EXPECT_EQ(parse({"--source", "sycl"}, bad), std::optional<int>(2));
 }
 
+// --hiprtc-root picks compile-only's hipRTC; a run on a GPU keeps its runtime's, so it is refused there.
+TEST(CommandLine, HiprtcRootIsForCompileOnly) {
+  Settings s;
+  ASSERT_FALSE(parse({"--compile-only", "--arch", "gfx942", "--hiprtc-root", "system"}, s).has_value());
+  EXPECT_EQ(s.hiprtc_root, "system");
+  Settings run;
+  EXPECT_EQ(parse({"--hiprtc-root", "/opt/hiprtc", "rmsnorm"}, run), std::optional<int>(2));
+}
+
 }  // namespace
 }  // namespace hk

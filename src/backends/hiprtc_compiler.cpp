@@ -1,25 +1,19 @@
-// hipRTC, loaded with dlopen: in libhiprtc.so since ROCm 6, inside libamdhip64.so before. It
-// compiles for a named gfx target with no AMD GPU present (Debian's 5.2.3 does gfx90a; it aborts
-// the process for gfx940/gfx942, so callers that must survive that compile in a child process).
+// hipRTC, loaded with dlopen (hiprtc_library.h): in libhiprtc.so since ROCm 6, inside
+// libamdhip64.so before. It compiles for a named gfx target with no AMD GPU present (Debian's
+// 5.2.3 does gfx90a; it aborts the process for gfx940/gfx942, so callers that must survive that
+// compile in a child process).
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hiprtc.h>
 
+#include <algorithm>
+
+#include "hiprtc_library.h"
 #include "rtc_compile.h"
 
 namespace hk {
 namespace {
-
-// The library, and whether it is ROCm 5's hipRTC (inside libamdhip64), whose built-in headers
-// lack what ROCm 6's have and clash with the system's HIP headers.
-std::pair<std::unique_ptr<DynLib>, bool> open_hiprtc_library() {
-  try {
-    return {DynLib::open({"libhiprtc.so", "libhiprtc.so.6", "/opt/rocm/lib/libhiprtc.so"}), false};
-  } catch (const BackendUnavailable&) {  // ROCm 5: hipRTC is part of libamdhip64
-    return {DynLib::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"}), true};
-  }
-}
 
 // hipRTC (through comgr) compiles a temporary copy and its messages name that copy,
 // "/tmp/comgr-xxxx/input/CompileSource:2:35: error: ...": put the kernel's own file there.
@@ -63,18 +57,53 @@ struct HiprtcApi {
   static std::string tidy_log(const std::string& log, const std::string& source_name) { return name_the_source(log, source_name); }
 };
 
+// hipRTC over the shared run-time compiler, with what depends on which hipRTC it is: its name,
+// ROCm 5's stand-in headers, and the include folders of the no-builtin-header mode.
+class HiprtcCompiler final : public Compiler {
+ public:
+  HiprtcCompiler(const std::string& arch, HiprtcLibrary lib) : lib_(std::move(lib)) {
+    rtc_ = std::make_unique<RtcCompiler<HiprtcApi>>(arch, std::move(lib_.lib));
+    // ROCm 5's hipRTC: stand-ins for <hip/hip_bf16.h>, <climits>, ... (src/prelude/hiprtc5/), and
+    // HIP_DYNAMIC_SHARED, which its built-in hip_runtime.h leaves out.
+    if (lib_.rocm5) {
+      rtc_->set_header_set("hip5");
+      rtc_->set_extra_options({"-include", "hk_hiprtc5.h"});
+    }
+  }
+
+  std::string version() const override { return lib_.label; }
+
+  CompileOutput compile(const CompileRequest& q) override {
+    if (std::find(q.options.begin(), q.options.end(), kNoBuiltinHeader) == q.options.end()) return rtc_->compile(q);
+    CompileOutput refused;
+    if (lib_.rocm5) {
+      refused.log = lib_.label + " has no " + kNoBuiltinHeader + " mode (hipRTC 6 and later have it; --hiprtc-root names one)";
+      return refused;
+    }
+    CompileRequest with = q;
+    try {
+      const std::vector<std::string> inc = no_builtin_header_includes(lib_.prefix, lib_.llvm_major);
+      with.options.insert(with.options.end(), inc.begin(), inc.end());
+    } catch (const std::exception& e) {
+      refused.log = e.what();
+      return refused;
+    }
+    // Without the built-in header nothing declares threadIdx, __global__ or HIP's types before
+    // hkcheck.h: the HIP headers of this hipRTC do.
+    with.options.insert(with.options.end(), {"-include", "hip/hip_runtime.h"});
+    return rtc_->compile(with);
+  }
+
+ private:
+  static constexpr const char* kNoBuiltinHeader = "--hiprtc-no-builtin-header";
+  HiprtcLibrary lib_;
+  std::unique_ptr<RtcCompiler<HiprtcApi>> rtc_;
+};
+
 }  // namespace
 
-std::unique_ptr<Compiler> open_hiprtc_compiler(const std::string& arch) {
-  auto [lib, rocm5] = open_hiprtc_library();
-  auto c = std::make_unique<RtcCompiler<HiprtcApi>>(arch, std::move(lib));
-  // ROCm 5's hipRTC: stand-ins for <hip/hip_bf16.h>, <climits>, ... (src/prelude/hiprtc5/), and
-  // HIP_DYNAMIC_SHARED, which its built-in hip_runtime.h leaves out.
-  if (rocm5) {
-    c->set_header_set("hip5");
-    c->set_extra_options({"-include", "hk_hiprtc5.h"});
-  }
-  return c;
+std::unique_ptr<Compiler> open_hiprtc_compiler(const std::string& arch, const std::string& root) {
+  return std::make_unique<HiprtcCompiler>(arch, open_hiprtc_library(root));
 }
 
 }  // namespace hk

@@ -130,6 +130,12 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--arch", s.archs, "Target of --compile-only: sm_80, sm_90, sm_100, gfx90a, ... (repeat or separate with commas)")
       ->delimiter(',')
       ->allow_extra_args(false);
+  app.add_option("--hiprtc-root", s.hiprtc_root,
+                 "The hipRTC --compile-only compiles gfx targets with: a folder .ci/fetch-hiprtc filled (its compile workers "
+                 "run under that folder's own loader), or `system` for this system's library search. Default: "
+                 "$HKCHECK_HIPRTC_ROOT, else ~/.cache/hkcheck/hiprtc when it holds versions.txt, else system. A --backend hip "
+                 "run compiles with the HIP runtime's own hipRTC, the one matching it")
+      ->type_name("DIR");
 }
 
 // The modes chosen by a flag (or by the same word first on the command line).
@@ -155,6 +161,8 @@ std::optional<std::string> cross_check(const Settings& s) {
   if (s.mode == ModeName::compile_only && s.archs.empty()) return "compile-only needs at least one --arch";
   if (s.mode != ModeName::compile_only && s.mode != ModeName::compile_worker && !s.archs.empty())
     return "--arch is only for --compile-only";
+  if (s.mode != ModeName::compile_only && s.mode != ModeName::compile_worker && !s.hiprtc_root.empty())
+    return "--hiprtc-root is only for --compile-only (a --backend hip run compiles with the HIP runtime's own hipRTC)";
   for (const std::string& a : s.archs)
     if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";

@@ -49,6 +49,7 @@ struct Settings {
   std::string source_vendor;  // --source: which of a kernel's per-vendor files to run ("": the device's)
   std::string sanitize;  // "" none, "failures", or TOOL[,TOOL]
   std::vector<std::string> archs;        // --compile-only targets
+  std::string hiprtc_root;               // --hiprtc-root as given ("" when not: choose_hiprtc_root)
   std::vector<std::string> diff_files;   // --diff A B
   HostOptions host;
   double timeout = 30;
