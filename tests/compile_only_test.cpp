@@ -46,7 +46,8 @@ TEST_F(CompileOnly, OneResultPerConfigurationAndTarget) {
 }
 
 TEST_F(CompileOnly, ACompilerThatAbortsCostsThatCompileOnly) {
-  const int rc = run({"--arch", "gfx942", "--arch", "sm_90", "rmsnorm"});
+  // The system's hipRTC: Debian bookworm's aborts for gfx942 (the fetched one compiles it).
+  const int rc = run({"--arch", "gfx942", "--arch", "sm_90", "--hiprtc-root", "system", "rmsnorm"});
   EXPECT_TRUE(rc == 0 || rc == 1) << rc;
   const json r = results();
   ASSERT_EQ(r["cases"].size(), 6u);
