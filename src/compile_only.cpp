@@ -297,8 +297,9 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   size_t done = 0;
   const std::vector<CaseResult> results =
       run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); });
-  run.backend = "compile-only";
-  run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}};
+  run.spec.backend = "compile-only";
+  run.device = DeviceInfo{};
+  run.device->backend = "compile-only", run.device->name = "compile only: " + archs, run.device->arch = archs;
   run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string err;
   if (!reporters.run_finished(run, results, &err)) {

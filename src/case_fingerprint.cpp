@@ -1,0 +1,49 @@
+#include "case_fingerprint.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "case_job.h"
+#include "file_util.h"
+#include "fnv1a.h"
+#include "header_fingerprint.h"
+
+namespace hk {
+namespace {
+
+// A file that cannot be read counts by that fact: the case then runs again, and says why.
+std::string content_of(const std::string& path) {
+  if (path.empty()) return "(none)";
+  try {
+    return read_file(path);
+  } catch (const std::exception& e) {
+    return std::string("(unreadable: ") + e.what() + ")";
+  }
+}
+
+std::string expectations(const KernelSpec& k, const CaseSpec& c) {
+  std::string s = fmt::format("timeout {}\n", k.timeout ? fmt::format("{}", *k.timeout) : "run's");
+  for (const auto* list : {&k.expect, &c.expect})
+    for (const ExpectedVerdict& e : *list) s += e.status + "|" + e.arch + "|" + e.why + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t run_seed, int run_repeat, const std::string& reference_file) {
+  std::string text;
+  try {
+    nlohmann::json job = make_case_job(k, c, run_seed, run_repeat, "");
+    job.erase("reference_library");  // where this machine's cache keeps it: its source counts below
+    text = job.dump();
+  } catch (const PlanError& e) {
+    text = std::string("plan error: ") + e.what();
+  }
+  std::vector<std::string> header_dirs = k.include_dirs;
+  header_dirs.push_back(std::filesystem::absolute(k.source).parent_path().string());
+  text += "\n" + expectations(k, c) + "\n" + header_fingerprint(header_dirs) + "\n" + content_of(k.source) + "\n" + content_of(reference_file);
+  return fmt::format("{:016x}", fnv1a(text));
+}
+
+}  // namespace hk
