@@ -163,5 +163,40 @@ TEST(Repro, ACaseNameWithANewlineCannotBecomeACommandInRerunSh) {
     EXPECT_NE(rerun.substr(at, nl - at).rfind("touch", 0), 0u) << "a line of rerun.sh starts with the injected command:\n" << rerun;
 }
 
+// rerun.sh is written from the run's RunSpec: every setting that decides the verdict comes back
+// (the host profile, the tier, launches, the vendor's file, the timeout), with the case's seed.
+TEST(Repro, RerunShCarriesEverySettingOfTheRun) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "#include \"hkcheck.h\"\n");
+  dir.write("refs/mine.cpp", "#include \"reference.h\"\nHK_REFERENCE(my_copy) {}\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "my_copy", "params": {"n": 4},
+    "cases": [{"name": "c", "params": {}}],
+    "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", {"dtype": "i32", "value": "n"}], "launch": {"grid": [1], "block": [32]}
+  })J");
+  const ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  ReproSettings rs = repro_settings(7, "host");
+  rs.spec.host_profile = "mi325x", rs.spec.tier = "all", rs.spec.repeat = 5, rs.spec.source_vendor = "hip", rs.spec.timeout = 12.5;
+  rs.spec.time_launches = 3, rs.spec.selection.case_patterns = {"c"}, rs.spec.selection.shard = "1/2";
+  rs.reference_file = dir.path() + "/refs/mine.cpp";
+  const std::string out = dir.path() + "/r";
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], rs);
+  const std::string rerun = slurp(out + "/rerun.sh");
+  for (const char* option : {" --backend host ", " --seed 7 ", " --host-profile mi325x ", " --tier all ", " --repeat 5 ", " --source hip ",
+                             " --timeout 12.5 ", " --isolation case ", " --time --time-launches 3 ", " copy_kernel \"$@\""})
+    EXPECT_NE(rerun.find(option), std::string::npos) << option << "\n" << rerun;
+  for (const char* option : {" -k ", "--shard"}) EXPECT_EQ(rerun.find(option), std::string::npos) << "the repro holds the one case\n" << rerun;
+  // The project's own reference is named where it is, and the kernel's headers beside it are found.
+  const json m = json::parse(slurp(out + "/manifest.json"));
+  EXPECT_EQ(m["kernels"][0]["reference_source"], fs::absolute(dir.path() + "/refs/mine.cpp").lexically_normal().string());
+  EXPECT_EQ(m["kernels"][0]["include_dirs"], json({fs::absolute(dir.path() + "/m").lexically_normal().string()}));
+  const ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  EXPECT_EQ(again.kernels[0].reference_source, m["kernels"][0]["reference_source"]);
+}
+
 }  // namespace
 }  // namespace hk
