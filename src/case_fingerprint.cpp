@@ -35,7 +35,8 @@ std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t ru
   std::string text;
   try {
     nlohmann::json job = make_case_job(k, c, run_seed, run_repeat, "");
-    job.erase("reference_library");  // where this machine's cache keeps it: its source counts below
+    // Paths as this run spelled them (relative or not) do not count: the contents below do.
+    for (const char* path : {"manifest", "source", "reference_library"}) job.erase(path);
     text = job.dump();
   } catch (const PlanError& e) {
     text = std::string("plan error: ") + e.what();

@@ -145,6 +145,19 @@ TEST_F(Resume, AChangedCaseRunsAgainAndTheRestAreKept) {
   EXPECT_NE(r.output.find("6 cases kept"), std::string::npos) << "the new results are journaled with their new plan\n" << r.output;
 }
 
+// The run named its folders relatively, the resume names them absolutely: nothing changed.
+TEST_F(Resume, PathsSpelledAnotherWayChangeNothing) {
+  Subprocess first({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" --worker-exe \"$2\" --no-cache --manifests m --out out", dir.path(),
+                    HKCHECK_PATH, FAKE_WORKER_PATH},
+                   3);
+  ASSERT_TRUE(first.wait_for(std::chrono::seconds(30)));
+  ASSERT_EQ(first.wait().code, 0) << first.output_tail(4000);
+  const Ran r = hkcheck({"--resume", out});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("6 cases kept"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("changed since"), std::string::npos) << r.output;
+}
+
 // A case the manifests no longer define cannot be finished: the resume is refused, naming it.
 TEST_F(Resume, ACaseRemovedFromTheManifestIsRefused) {
   ASSERT_EQ(run({}).code, 0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A repeatable robustness audit of hkcheck: malformed manifests, signals, misbehaving kernels.
 
-    python3 tests/audit/audit.py [--part manifests|signals|kernels|all] [--count N] [--seed S]
+    python3 tests/audit/audit.py [--part manifests|signals|kernels|run_record|all] [--count N] [--seed S]
 
 Standard library only. Runs build/hkcheck with the host backend (no GPU needed), under
 `nice -n 10` and `--jobs 1`. Scratch output goes to --work (default /tmp/audit); a variant or run
@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import attacks_run_record  # part "run_record": --resume, merge, diff and rerun.sh (beside this file)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -1141,7 +1143,7 @@ def snapshot_binary(path, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["manifests", "signals", "kernels", "all"], default="all")
+    ap.add_argument("--part", choices=["manifests", "signals", "kernels", "run_record", "all"], default="all")
     ap.add_argument("--count", type=int, default=1000, help="malformed manifest variants (default 1000)")
     ap.add_argument("--seed", type=int, default=20261124, help="seed of the manifest mutations")
     ap.add_argument("--run-every", type=int, default=10, help="give every Nth variant a real host run (default 10)")
@@ -1161,13 +1163,14 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     args.hkcheck = snapshot_binary(args.hkcheck, work)
     for old in (work / "findings").glob("*"):  # the last audit's findings (other entries there are kept)
-        if old.name.split("-")[0] in ("manifests", "signals", "kernels"):
+        if old.name.split("-")[0] in ("manifests", "signals", "kernels", "run_record"):
             shutil.rmtree(old, ignore_errors=True)
     audit = Audit(work, args.hkcheck, args.verbose)
     t0 = time.monotonic()
-    parts = ["manifests", "signals", "kernels"] if args.part == "all" else [args.part]
+    parts = ["manifests", "signals", "kernels", "run_record"] if args.part == "all" else [args.part]
+    run_record = lambda audit, args: attacks_run_record.part_run_record(audit, args, sys.modules[__name__])
     for part in parts:
-        {"manifests": part_manifests, "signals": part_signals, "kernels": part_kernels}[part](audit, args)
+        {"manifests": part_manifests, "signals": part_signals, "kernels": part_kernels, "run_record": run_record}[part](audit, args)
     print(f"audit took {time.monotonic() - t0:.0f} s; findings in {audit.findings_dir}" if audit.failed else
           f"audit took {time.monotonic() - t0:.0f} s")
     if audit.limits:
