@@ -1,6 +1,8 @@
 #include "case_fingerprint.h"
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -12,14 +14,22 @@
 namespace hk {
 namespace {
 
-// A file that cannot be read counts by that fact: the case then runs again, and says why.
-std::string content_of(const std::string& path) {
-  if (path.empty()) return "(none)";
-  try {
-    return read_file(path);
-  } catch (const std::exception& e) {
-    return std::string("(unreadable: ") + e.what() + ")";
+// The hash of a file's content, read once per process (a run's files do not change under it, as
+// header_fingerprint also assumes). A file that cannot be read counts by that fact.
+std::string content_hash(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(path); it != known.end()) return it->second;
+  std::string text = "(none)";
+  if (!path.empty()) {
+    try {
+      text = read_file(path);
+    } catch (const std::exception& e) {
+      text = std::string("(unreadable: ") + e.what() + ")";
+    }
   }
+  return known[path] = fmt::format("{:016x}", fnv1a(text));
 }
 
 std::string expectations(const KernelSpec& k, const CaseSpec& c) {
@@ -43,7 +53,7 @@ std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t ru
   }
   std::vector<std::string> header_dirs = k.include_dirs;
   header_dirs.push_back(std::filesystem::absolute(k.source).parent_path().string());
-  text += "\n" + expectations(k, c) + "\n" + header_fingerprint(header_dirs) + "\n" + content_of(k.source) + "\n" + content_of(reference_file);
+  text += "\n" + expectations(k, c) + "\n" + header_fingerprint(header_dirs) + "\n" + content_hash(k.source) + "\n" + content_hash(reference_file);
   return fmt::format("{:016x}", fnv1a(text));
 }
 

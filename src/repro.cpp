@@ -198,7 +198,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   write_text(dir + "/compile_options.txt", opts);
 
   std::string options;
-  for (const std::string& o : spec_options(rerun_spec(s.spec, k.name, seed))) options += " " + shell_word(o);
+  for (const std::string& o : spec_options(rerun_spec(s.spec, seed))) options += " " + shell_word(o);
   const std::string rerun = fmt::format(
       "#!/bin/sh\n"
       "# Runs case '{}' of kernel '{}' alone, with the settings of the run that wrote this folder.\n"

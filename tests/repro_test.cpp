@@ -119,7 +119,7 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   const std::string rerun = slurp(out + "/rerun.sh");
   EXPECT_NE(rerun.find("--seed 42"), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("--isolation case"), std::string::npos) << rerun;
-  EXPECT_NE(rerun.find(" copy_kernel \"$@\""), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find("--manifests \"$here\""), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("/opt/hkcheck"), std::string::npos) << rerun;
   EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
 }
@@ -186,7 +186,7 @@ TEST(Repro, RerunShCarriesEverySettingOfTheRun) {
   write_repro(out, load.kernels[0], load.kernels[0].cases[0], rs);
   const std::string rerun = slurp(out + "/rerun.sh");
   for (const char* option : {" --backend host ", " --seed 7 ", " --host-profile mi325x ", " --tier all ", " --repeat 5 ", " --source hip ",
-                             " --timeout 12.5 ", " --isolation case ", " --time --time-launches 3 ", " copy_kernel \"$@\""})
+                             " --timeout 12.5 ", " --isolation case ", " --time --time-launches 3 \"$@\""})
     EXPECT_NE(rerun.find(option), std::string::npos) << option << "\n" << rerun;
   for (const char* option : {" -k ", "--shard"}) EXPECT_EQ(rerun.find(option), std::string::npos) << "the repro holds the one case\n" << rerun;
   // The project's own reference is named where it is, and the kernel's headers beside it are found.

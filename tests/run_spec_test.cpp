@@ -114,9 +114,9 @@ TEST(RunSpec, ItsOptionsParseBackToIt) {
   }
 }
 
-TEST(RunSpec, TheRerunOfACaseIsThatKernelAloneWithItsSeed) {
-  const RunSpec r = rerun_spec(unusual_spec(), "rmsnorm", 9);
-  EXPECT_EQ(r.selection, (SelectionSpec{{"rmsnorm"}, {}, {}, "", "", ""}));
+TEST(RunSpec, TheRerunOfACaseTakesItsSeedAndAFreshWorker) {
+  const RunSpec r = rerun_spec(unusual_spec(), 9);
+  EXPECT_EQ(r.selection, SelectionSpec{}) << "the repro's manifest holds the one case";
   EXPECT_EQ(r.seed, 9u);
   EXPECT_TRUE(r.seeds.empty());
   EXPECT_EQ(r.isolation, "case");

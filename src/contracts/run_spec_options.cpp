@@ -49,10 +49,9 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   return o;
 }
 
-RunSpec rerun_spec(const RunSpec& run, const std::string& kernel, uint64_t case_seed) {
+RunSpec rerun_spec(const RunSpec& run, uint64_t case_seed) {
   RunSpec r = run;
   r.selection = SelectionSpec{};
-  r.selection.patterns = {kernel};
   r.seed = case_seed;
   r.seeds.clear();
   r.isolation = "case";

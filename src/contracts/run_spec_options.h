@@ -15,8 +15,9 @@ namespace hk {
 // references) are the caller's to name, with --manifests or --root.
 std::vector<std::string> spec_options(const RunSpec& s);
 
-// The run's settings for case `kernel` (seed case_seed) run again alone: only that kernel
-// selected (the repro's manifest holds only that case), one seed, a fresh worker, the first device.
-RunSpec rerun_spec(const RunSpec& run, const std::string& kernel, uint64_t case_seed);
+// The run's settings for one case run again alone from its repro folder, whose manifest holds
+// only that case (so nothing is selected: a kernel name is no glob to trust): its seed, a fresh
+// worker, the first device.
+RunSpec rerun_spec(const RunSpec& run, uint64_t case_seed);
 
 }  // namespace hk
