@@ -11,9 +11,7 @@
 #include "cli/run_spec_settings.h"
 #include "cli/selected_cases.h"
 #include "compile_only.h"
-#include "contracts/run_spec_options.h"
 #include "exit_codes.h"
-#include "git_commit.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "out_lock.h"
@@ -28,7 +26,6 @@ namespace hk {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using CaseKey = std::pair<std::string, std::string>;  // kernel, case
 
 RunOptions runner_options(const Settings& s, const SelectedCases& sel) {

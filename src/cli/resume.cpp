@@ -17,7 +17,7 @@ std::vector<std::string> options_setting(const std::string& field) {
   if (field == "--devices") return {"--device", "--devices"};
   if (field == "--time-launches") return {"--time", "--time-launches"};
   if (field == "-x") return {"--exitfirst"};
-  if (field == "references") return {"--root", "--manifests"};
+  if (field == "--manifests" || field == "references") return {"--root", "--manifests"};
   return {field};
 }
 
@@ -31,6 +31,7 @@ RunSpec as_given(const Settings& s, const RunSpec& recorded) {
     // select_cases reports a bad --seeds after the resume is refused or taken
   }
   RunSpec g = spec_from_settings(s, seeds, recorded.references);
+  if (!s.root_dir.empty()) g.manifests = fs::absolute(fs::path(s.root_dir) / "manifests").lexically_normal().string();
   if (g.backend == "auto" || recorded.backend == "none") g.backend = recorded.backend;
   if (g.tier == "auto") g.tier = recorded.tier;
   std::error_code ec;
