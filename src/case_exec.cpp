@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "cache_seal.h"
 #include "fnv1a.h"
 #include "header_fingerprint.h"
 #include "reference_guard.h"
@@ -268,6 +269,7 @@ CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std:
       if (auto entry = unseal_cache_entry(ss.str(), key)) {
         if (auto out = cached_output(*entry)) return memory_[key] = std::move(*out);
       }
+      note_cache_repair(fmt::format("the cached compile {} was damaged or sealed for another compile: it was compiled again", file));
     }
   }
   *cached = false;
@@ -384,6 +386,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   std::vector<std::string> header_dirs = job.include_dirs;
   header_dirs.push_back(std::filesystem::absolute(job.source).parent_path().string());
   const CompileOutput compiled = cache.get(be, request, header_dirs, &cached, &key);
+  for (const std::string& repair : take_cache_repairs()) r.notes.push_back(repair);  // a damaged entry, prelude or header made again
   r.timings.compile_ms = ms_since(t_compile);
   r.timings.compile_cached = cached;
   if (!compiled.ok) {
@@ -550,7 +553,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     // Launches that disagree on the verdict make every verdict unreliable, so FLAKY comes first.
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
-    else r.status = pass && r.guards.empty() ? Status::PASS : Status::FAIL;
+    else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
     // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
     if (r.status == Status::PASS && job.time_launches > 0) r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);
     if (!pass && !job.repro_dir.empty()) {

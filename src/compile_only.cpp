@@ -14,6 +14,7 @@
 
 #include "case_job.h"
 #include "case_plan.h"
+#include "compile_target.h"
 #include "expectation.h"
 #include "report.h"
 #include "subprocess.h"
@@ -35,41 +36,51 @@ struct CompileItem {
   std::string arch, plan_error;
   std::string source;  // the kernel's file for the target's vendor (source_for)
   int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
+  std::string not_for_vendor;  // set when the kernel has no file for the target's vendor: SKIP, nothing compiled
 };
+
+// The configurations of k for one target: the distinct defines its cases produce there.
+std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& arch) {
+  const CompileTarget target = compile_only_target(arch);
+  if (!serves_vendor(k, target.vendor)) {
+    if (k.cases.empty()) return {};
+    CompileItem skip{&k, &k.cases.front(), {}, {}, {}, arch, "", "", 0, 0, not_for_vendor_message(k, target)};
+    for (const CaseSpec& c : k.cases) skip.cases.push_back(c.name);
+    return {skip};
+  }
+  KernelSpec tk = k;  // with the target's file, defines and options
+  apply_compile_target(tk, target);
+  std::map<std::vector<std::string>, size_t> configs;  // defines -> index in items
+  std::vector<CompileItem> items;
+  for (const CaseSpec& c : k.cases) {
+    std::vector<std::string> defines;
+    std::string error;
+    int64_t threads = 0, shared = 0;
+    try {
+      const CasePlan plan = plan_case(tk, c);
+      defines = define_options(plan);
+      threads = plan.block_threads();
+      shared = plan.shared_bytes;
+    } catch (const PlanError& e) {
+      error = plan_error_text(k, e);
+    }
+    const auto [it, fresh] = configs.emplace(defines, items.size());
+    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, ""});
+    CompileItem& item = items[it->second];
+    item.cases.push_back(c.name);
+    item.max_block_threads = std::max(item.max_block_threads, threads);
+    item.max_dynamic_shared = std::max(item.max_dynamic_shared, shared);
+  }
+  // The target's vendor's file, with its own folder on the include path.
+  for (CompileItem& item : items) item.options = kernel_compile_options(item.defines, item.source, tk.include_dirs, tk.compile_options);
+  return items;
+}
 
 std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& kernels, const std::vector<std::string>& archs) {
   std::vector<CompileItem> items;
-  for (const KernelSpec* k : kernels) {
-    std::map<std::vector<std::string>, size_t> configs;  // defines -> index in this kernel's items
-    std::vector<CompileItem> mine;
-    for (const CaseSpec& c : k->cases) {
-      std::vector<std::string> defines;
-      std::string error;
-      int64_t threads = 0, shared = 0;
-      try {
-        const CasePlan plan = plan_case(*k, c);
-        defines = define_options(plan);
-        threads = plan.block_threads();
-        shared = plan.shared_bytes;
-      } catch (const PlanError& e) {
-        error = plan_error_text(*k, e);
-      }
-      const auto [it, fresh] = configs.emplace(defines, mine.size());
-      if (fresh) mine.push_back(CompileItem{k, &c, defines, {}, {}, "", error, ""});
-      CompileItem& item = mine[it->second];
-      item.cases.push_back(c.name);
-      item.max_block_threads = std::max(item.max_block_threads, threads);
-      item.max_dynamic_shared = std::max(item.max_dynamic_shared, shared);
-    }
+  for (const KernelSpec* k : kernels)
     for (const std::string& arch : archs)
-      for (CompileItem item : mine) {
-        item.arch = arch;
-        // The target's vendor's file, with its own folder on the include path.
-        item.source = source_for(*k, vendor_of_arch(arch));
-        item.options = kernel_compile_options(item.defines, item.source, k->include_dirs, k->compile_options);
-        items.push_back(std::move(item));
-      }
-  }
+      for (CompileItem& item : target_items(*k, arch)) items.push_back(std::move(item));
   return items;
 }
 
@@ -257,6 +268,10 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
       CaseResult r = blank_compile_result(item);
       if (!item.plan_error.empty()) {
         r.message = item.plan_error;
+      } else if (!item.not_for_vendor.empty()) {
+        r.status = Status::SKIP;
+        r.reason = kNotForVendor;
+        r.message = item.not_for_vendor;
       } else {
         auto& c = compilers[item.arch];
         if (!c) c = std::make_unique<CompilerProcess>(opt, item.arch, memo);

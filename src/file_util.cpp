@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace hk {
@@ -17,15 +19,20 @@ std::string temporary_beside(const std::string& path) {
   return path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
 }
 
-bool write_file_atomic(const std::string& path, const std::string& content, std::string* err) {
+bool write_file_atomic(const std::string& path, const std::string& content, std::string* err, std::optional<mode_t> mode) {
   const std::string tmp = temporary_beside(path);
   auto fail = [&](const char* what) {
     if (err) *err = std::string(what) + " " + tmp + ": " + std::strerror(errno);
     ::unlink(tmp.c_str());
     return false;
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(tmp.c_str());  // a stale one, or a link planted at the name: O_EXCL would refuse it
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode.value_or(0644));
   if (fd < 0) return fail("cannot create");
+  if (mode && ::fchmod(fd, *mode) != 0) {  // exactly the source's, whatever the umask
+    ::close(fd);
+    return fail("cannot set the mode of");
+  }
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -39,6 +46,89 @@ bool write_file_atomic(const std::string& path, const std::string& content, std:
   if (::fsync(fd) != 0 || ::close(fd) != 0) return fail("cannot flush");
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename");
   return true;
+}
+
+int open_no_follow(const std::string& path, int flags, mode_t mode, bool replace_link, std::string* note) {
+  int fd = ::open(path.c_str(), flags | O_NOFOLLOW, mode);
+  if (fd >= 0 || errno != ELOOP || !replace_link) return fd;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return fd;  // ELOOP for another reason
+  char target[4096] = {};
+  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  if (::unlink(path.c_str()) != 0) return -1;
+  if (note) *note = path + " was a symbolic link (to " + std::string(target, n > 0 ? static_cast<size_t>(n) : 0) + "); removed it, not followed";
+  return ::open(path.c_str(), flags | O_NOFOLLOW, mode);
+}
+
+std::optional<mode_t> file_mode(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st.st_mode & 07777;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Each component of rel below root (but the last unless last_too), made a real folder (a link in
+// the way removed first); with create false, one that is missing ends the walk (*missing set).
+bool make_parents(const fs::path& root, const fs::path& rel, bool last_too, bool create, bool* missing, std::string* err,
+                  std::vector<std::string>* replaced) {
+  fs::path at = root;
+  const auto end = last_too ? rel.end() : std::prev(rel.end());
+  for (auto part = rel.begin(); part != end; ++part) {
+    if (part->empty() || *part == "." || *part == "..") {
+      *err = "not a path inside the folder: " + rel.string();
+      return false;
+    }
+    at /= *part;
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(at, ec);
+    if (fs::is_symlink(st)) {
+      const std::string target = fs::read_symlink(at, ec).string();
+      if (!fs::remove(at, ec) || ec) {
+        *err = "cannot remove the symbolic link " + at.string() + ": " + ec.message();
+        return false;
+      }
+      if (replaced) replaced->push_back(at.string() + " was a symbolic link (to " + target + "); removed it, not followed");
+    } else if (fs::is_directory(st)) {
+      continue;
+    } else if (fs::exists(st)) {
+      *err = at.string() + " is in the way of a folder (not a folder); left as it is";
+      return false;
+    }
+    if (!create) {
+      *missing = true;
+      return true;
+    }
+    if (!fs::create_directory(at, ec) && ec) {
+      *err = "cannot create " + at.string() + ": " + ec.message();
+      return false;
+    }
+    if (fs::is_symlink(fs::symlink_status(at, ec))) {  // raced in between: give up rather than follow
+      *err = at.string() + " became a symbolic link while it was made";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool make_folder_inside(const std::string& root, const std::string& rel, std::string* err, std::vector<std::string>* replaced) {
+  bool missing = false;
+  return make_parents(root, fs::path(rel).lexically_normal(), true, true, &missing, err, replaced);
+}
+
+bool remove_inside(const std::string& root, const std::string& rel, std::string* err, std::vector<std::string>* replaced) {
+  const fs::path r = fs::path(rel).lexically_normal();
+  bool missing = false;
+  if (r.empty() || !make_parents(root, r, false, false, &missing, err, replaced)) return false;
+  if (missing) return true;  // its folder is not there: nor is it
+  std::error_code ec;
+  fs::remove_all(fs::path(root) / r, ec);  // a link is removed itself; links inside a folder too, never followed
+  if (ec) *err = "cannot remove " + (fs::path(root) / r).string() + ": " + ec.message();
+  return !ec;
 }
 
 std::string read_file(const std::string& path, const std::string& what) {

@@ -18,6 +18,7 @@ const std::vector<HostProfile>& host_profiles() {
   static const std::vector<HostProfile> profiles = {
       from_target("h100", "NVIDIA H100: warp 32, 48 KiB shared memory per block (227 KiB opted in)", "sm_90", {1024, 1024, 64}),
       from_target("mi325x", "AMD Instinct MI325X: wavefront 64, 64 KiB shared memory per block", "gfx942", {1024, 1024, 1024}),
+      from_target("mi355x", "AMD Instinct MI355X: wavefront 64, 160 KiB shared memory per block", "gfx950", {1024, 1024, 1024}),
   };
   return profiles;
 }

@@ -25,7 +25,7 @@ struct HostProfile {
 const std::vector<HostProfile>& host_profiles();
 // nullptr when no profile has that name.
 const HostProfile* find_host_profile(const std::string& name);
-std::string host_profile_names();  // "h100, mi325x"
+std::string host_profile_names();  // "h100, mi325x, mi355x"
 inline constexpr const char* kDefaultHostProfile = "h100";
 
 }  // namespace hk

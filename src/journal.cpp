@@ -8,6 +8,9 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "file_util.h"
+#include "report_text.h"
+
 namespace hk {
 
 using nlohmann::json;
@@ -77,8 +80,11 @@ JournalContents read_journal(const std::string& path) {
 }
 
 JournalWriter::JournalWriter(const std::string& path, const JournalHeader& header, bool append) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
-  if (fd_ < 0) throw JournalError(fmt::format("{}: cannot open the journal: {}", path, std::strerror(errno)));
+  // Never through a link: a new journal replaces one, a resumed run refuses it (ELOOP).
+  std::string replaced;
+  fd_ = open_no_follow(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644, !append, &replaced);
+  if (!replaced.empty()) fmt::print(stderr, "hkcheck: {}\n", replaced);
+  if (fd_ < 0) throw JournalError(fmt::format("{}: cannot open the journal: {}", path, errno == ELOOP ? "it is a symbolic link, and hkcheck follows none in a results folder" : std::strerror(errno)));
   if (append) {
     // A line cut short by a crash must not run into the next one: cut it off.
     std::ifstream in(path, std::ios::binary);
@@ -100,7 +106,7 @@ JournalWriter::~JournalWriter() {
 void JournalWriter::append(const JournaledCase& c) { write_line(c); }
 
 void JournalWriter::write_line(const json& j) {
-  const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  const std::string line = json_text(j) + "\n";
   const off_t before = ::lseek(fd_, 0, SEEK_END);
   size_t done = 0;
   while (done < line.size()) {

@@ -11,6 +11,9 @@
 #include "case_plan.h"
 #include "dtype.h"
 #include "expectation.h"
+#include "manifest_compile.h"
+#include "manifest_read.h"
+#include "results_folder.h"
 
 namespace hk {
 
@@ -23,19 +26,11 @@ const char* role_name(Role r) {
   return "?";
 }
 
-namespace {
+namespace manifest_read {
 
-using nlohmann::json;
-namespace fs = std::filesystem;
+void fail(const std::string& path, const std::string& what) { throw FieldError{path, what}; }
 
-// Thrown inside one kernel's validation; caught per kernel so the others still load.
-struct FieldError {
-  std::string path, what;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw FieldError{path, what}; }
-
-const char* kind_of(const json& j) {
+const char* kind_of(const nlohmann::json& j) {
   if (j.is_object()) return "an object";
   if (j.is_array()) return "an array";
   if (j.is_string()) return "a string";
@@ -44,7 +39,7 @@ const char* kind_of(const json& j) {
   return "null";
 }
 
-void check_keys(const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+void check_keys(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return it.key() == a; }) == allowed.end()) {
       std::string list;
@@ -53,6 +48,24 @@ void check_keys(const json& obj, const std::string& path, std::initializer_list<
     }
   }
 }
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && s.size() <= kMaxNameLength && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace manifest_read
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using manifest_read::check_keys;
+using manifest_read::fail;
+using manifest_read::FieldError;
+using manifest_read::is_identifier;
+using manifest_read::kind_of;
+using manifest_read::kMaxNameLength;
 
 const json& need(const json& obj, const char* key, const std::string& path) {
   if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
@@ -355,14 +368,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
   return cases;
 }
 
-constexpr size_t kMaxNameLength = 256;
-
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-bool is_identifier(const std::string& s) {
-  return !s.empty() && s.size() <= kMaxNameLength && !std::isdigit(static_cast<unsigned char>(s[0])) &&
-         std::all_of(s.begin(), s.end(), is_word_char);
-}
 
 // An entry is an extern "C" name or a C++ name expression ("ns::f<float, 4>"): any text a
 // compiler could read as one, on one line.
@@ -370,38 +376,6 @@ void check_entry(const std::string& entry, const std::string& path) {
   if (entry.empty() || entry.size() > 1024) fail(path + "/entry", "expected a kernel name of 1 to 1024 characters");
   if (std::any_of(entry.begin(), entry.end(), [](char c) { return c == '\n' || c == '\r' || c == '"' || c == '\\' || c == '\0'; }))
     fail(path + "/entry", "a kernel name or C++ name expression on one line, without quotes or backslashes");
-}
-
-// What the compile of a kernel takes besides its defines: header folders and compiler options.
-void read_compile_fields(const json& v, const std::string& path, const std::string& file, KernelSpec& k) {
-  auto strings = [&](const char* key) {
-    std::vector<std::string> out;
-    if (!v.contains(key)) return out;
-    const json& a = v[key];
-    if (!a.is_array()) fail(path + "/" + key, "expected an array of strings");
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!a[i].is_string() || a[i].get<std::string>().empty())
-        fail(fmt::format("{}/{}/{}", path, key, i), "expected a non-empty string");
-      out.push_back(a[i].get<std::string>());
-    }
-    return out;
-  };
-  const std::vector<std::string> dirs = strings("include_dirs");
-  for (size_t i = 0; i < dirs.size(); ++i) {
-    const fs::path dir = (fs::path(file).parent_path() / dirs[i]).lexically_normal();
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-      fail(fmt::format("{}/include_dirs/{}", path, i), "not a folder: " + dir.string().substr(0, 1024) + (ec ? " (" + ec.message() + ")" : ""));
-    k.include_dirs.push_back(fs::absolute(dir, ec).string());
-  }
-  k.compile_options = strings("options");
-  for (size_t i = 0; i < k.compile_options.size(); ++i)
-    if (k.compile_options[i][0] != '-') fail(fmt::format("{}/options/{}", path, i), "a compiler option starts with '-'");
-  if (v.contains("gpu_only")) {
-    if (!v["gpu_only"].is_string() || v["gpu_only"].get<std::string>().empty())
-      fail(path + "/gpu_only", "expected the reason the kernel cannot run on the host backend, as a string");
-    k.gpu_only = v["gpu_only"].get<std::string>();
-  }
 }
 
 // A kernel file, resolved against the manifest's folder; it must exist.
@@ -442,7 +416,12 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   read_sources(v, path, file, k);
   k.entry = need_string(v, "entry", path);
   check_entry(k.entry, path);
-  read_compile_fields(v, path, file, k);
+  read_compile_settings(v, path, file, k);
+  if (v.contains("gpu_only")) {
+    if (!v["gpu_only"].is_string() || v["gpu_only"].get<std::string>().empty())
+      fail(path + "/gpu_only", "expected the reason the kernel cannot run on the host backend, as a string");
+    k.gpu_only = v["gpu_only"].get<std::string>();
+  }
   k.reference = need_string(v, "reference", path);
   if (!is_identifier(k.reference)) fail(path + "/reference", "a reference name is a C identifier, as HK_REFERENCE(name) defines it");
   if (v.contains("reference_source")) {  // the name is looked up when the run gathers its references
@@ -451,16 +430,6 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
     std::error_code ec;
     if (!fs::is_regular_file(src, ec)) fail(path + "/reference_source", "reference file not found: " + src.string().substr(0, 1024));
     k.reference_source = fs::absolute(src, ec).string();
-  }
-  if (v.contains("defines")) {
-    const json& d = v["defines"];
-    if (!d.is_object()) fail(path + "/defines", "expected an object: NAME -> value");
-    for (auto it = d.begin(); it != d.end(); ++it) {
-      if (!is_identifier(it.key())) fail(path + "/defines/" + it.key().substr(0, kMaxNameLength), "not a valid macro name");
-      if (it->is_string()) k.defines[it.key()] = it->get<std::string>();
-      else if (it->is_number()) k.defines[it.key()] = param_to_string(it->get<double>());
-      else fail(path + "/defines/" + it.key(), "expected a string or a number");
-    }
   }
   if (v.contains("params")) k.params = read_params(v["params"], path + "/params");
   if (v.contains("timeout")) {
@@ -499,6 +468,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
       fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
     }
   }
+  check_section_defines(k);
   return k;
 }
 
@@ -562,23 +532,12 @@ void link_file_entries(std::vector<KernelSpec>& kernels) {
   for (KernelSpec& k : kernels) k.file_entries.assign(by_source[k.source].begin(), by_source[k.source].end());
 }
 
-std::string vendor_of_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 ? "hip" : "cuda"; }
-
-const std::string& source_for(const KernelSpec& k, const std::string& vendor) {
-  const auto it = k.vendor_sources.find(vendor);
-  return it != k.vendor_sources.end() ? it->second : k.source;
-}
-
-void use_vendor_sources(std::vector<KernelSpec>& kernels, const std::string& vendor) {
-  for (KernelSpec& k : kernels)
-    if (!k.vendor_sources.empty()) k.source = source_for(k, vendor);
-  link_file_entries(kernels);
-}
-
 std::vector<std::string> find_manifests(const std::string& dir, std::vector<std::string>* not_files) {
   std::vector<std::string> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code dir_ec;
+    if (it->is_directory(dir_ec) && is_results_folder(it->path())) it.disable_recursion_pending();  // its repro copies are not manifests
     if (it->path().extension() != ".json") continue;
     std::error_code type_ec;
     if (it->is_regular_file(type_ec)) files.push_back(it->path().string());

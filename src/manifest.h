@@ -76,20 +76,33 @@ struct CaseSpec {
   const std::string& stream_name() const { return swept_from.empty() ? name : swept_from; }
 };
 
+// One section of a kernel's "defines" and "options" (docs/manifest.md, "Per-target settings"):
+// what applies where key says: "all", a vendor ("cuda", "hip"), a compiler ("nvrtc", "hiprtc",
+// "host") or a target ("sm_90", "gfx942"). compile_target.h picks the sections of a target.
+struct CompileSection {
+  std::string key;
+  std::map<std::string, std::string> defines;  // NAME -> value, $params unsubstituted
+  std::vector<std::string> options;            // in order; relative paths resolved (manifest_compile.h)
+};
+
 struct KernelSpec {
   std::string name;
   std::string manifest;   // path of the manifest file
   std::string json_path;  // e.g. /kernels/3, for error messages
   std::string source;     // path of the kernel file, resolved against the manifest's folder
   // "source": {"cuda": ..., "hip": ...}: one file per vendor, resolved like source; source is then
-  // the one the run uses (use_vendor_sources), the CUDA one until a run chooses.
+  // the one the run uses (use_compile_target), the CUDA one until a run chooses.
   std::map<std::string, std::string> vendor_sources;
   std::string entry;  // an extern "C" name or a C++ name expression: "act<float, true>"
   std::string reference;
   std::string reference_source;  // absolute; the manifest's "reference_source", when given
+  // The defines and options of the target the kernel is compiled for: those of the "all" section
+  // until a run or a compile picks a target (use_compile_target), then of every section that
+  // applies to it.
   std::map<std::string, std::string> defines;
   std::vector<std::string> include_dirs;     // absolute; from the manifest's "include_dirs"
   std::vector<std::string> compile_options;  // the manifest's "options", after the defines
+  std::vector<CompileSection> compile_sections;  // every section as written, "all" first
   std::string gpu_only;  // why the host backend cannot run it; empty when it can
   // Every entry of the run's kernels that share this source file, this one's included: the file
   // is compiled once for all of them (link_file_entries).
@@ -126,14 +139,6 @@ ManifestLoad load_manifest(const std::string& path);
 
 // Fills each kernel's file_entries from the kernels given (those of one run).
 void link_file_entries(std::vector<KernelSpec>& kernels);
-
-// The vendor a target compiles for: "hip" for gfx targets, "cuda" for the rest (sm_XX, and the
-// host profiles, named after a GPU's target).
-std::string vendor_of_arch(const std::string& arch);
-// The file a kernel compiles for vendor: its per-vendor source for it, else its only one.
-const std::string& source_for(const KernelSpec& k, const std::string& vendor);
-// Points every kernel with per-vendor sources at vendor's, and links the file entries again.
-void use_vendor_sources(std::vector<KernelSpec>& kernels, const std::string& vendor);
 
 // All *.json files under dir, sorted.
 // *.json entries that are not regular files (a FIFO, a folder, a dangling link) are not opened (a

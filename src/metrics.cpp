@@ -87,6 +87,12 @@ void compare_chunk(const TensorPlan& t, const std::vector<uint8_t>& got, const s
 
 }  // namespace
 
+bool within_tolerance(const OutputMetrics& m, const Tolerance& tol) {
+  if (tol.max_mismatch_fraction <= 0) return m.mismatches == 0;
+  const double allowed = std::floor(tol.max_mismatch_fraction * static_cast<double>(m.numel));
+  return m.unwritten == 0 && m.nonfinite == 0 && m.beyond_hard_ulps == 0 && static_cast<double>(m.mismatches) <= allowed;
+}
+
 OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& got, const std::vector<double>& ref) {
   OutputMetrics m;
   m.name = t.name;
@@ -118,12 +124,7 @@ OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& go
   if (!any_above_floor) m.max_ulps = worst_ulps;
   m.rel_l2 = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   m.mismatch_fraction = t.numel ? static_cast<double>(m.mismatches) / static_cast<double>(t.numel) : 0;
-  if (tol.max_mismatch_fraction > 0) {
-    const double allowed = std::floor(tol.max_mismatch_fraction * static_cast<double>(t.numel));
-    m.pass = m.unwritten == 0 && m.nonfinite == 0 && m.beyond_hard_ulps == 0 && static_cast<double>(m.mismatches) <= allowed;
-  } else {
-    m.pass = m.mismatches == 0;
-  }
+  m.pass = within_tolerance(m, tol);
   if (!m.pass) {
     auto got_at = [&](int64_t i) { return decode_element(t.dtype, got.data(), i); };
     auto ref_at = [&](int64_t i) { return ref[static_cast<size_t>(i)]; };

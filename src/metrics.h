@@ -53,9 +53,13 @@ struct OutputMetrics {
 };
 
 // got: the kernel's output in the device's byte layout; ref: the reference in double.
-// With tolerance.max_mismatch_fraction set, the output passes when at most that fraction of
-// elements is outside atol/rtol/ulps, none is beyond hard_ulps, unwritten or NaN/Inf.
+// The output passes by within_tolerance.
 OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& got, const std::vector<double>& ref);
+
+// Whether a comparison's figures pass under tol: no element outside tolerance or, with
+// max_mismatch_fraction set, at most that fraction of elements outside atol/rtol/ulps and none
+// beyond hard_ulps, unwritten or NaN/Inf. The one rule, for the worker and the parent's re-check.
+bool within_tolerance(const OutputMetrics& m, const Tolerance& tol);
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape);
 

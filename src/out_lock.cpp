@@ -1,5 +1,7 @@
 #include "out_lock.h"
 
+#include "file_util.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -12,7 +14,9 @@ namespace hk {
 
 bool OutDirLock::acquire(const std::string& dir, std::string* why) {
   const std::string path = dir + "/.hkcheck.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);  // CLOEXEC: workers must not hold it
+  std::string replaced;
+  fd_ = open_no_follow(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644, true, &replaced);  // CLOEXEC: workers must not hold it
+  if (!replaced.empty()) fmt::print(stderr, "hkcheck: {}\n", replaced);
   if (fd_ < 0) {
     *why = fmt::format("{}: cannot create the lock file: {}", path, std::strerror(errno));
     return false;

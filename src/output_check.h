@@ -14,7 +14,9 @@
 namespace hk {
 
 struct CasePlan;
+struct CaseResult;
 struct OutputMetrics;
+struct Tolerance;
 namespace ref {
 struct Context;
 }
@@ -72,7 +74,20 @@ std::string check_rule_names(bool compares);
 // Resolves spec for output `out` of plan; throws PlanError naming path and the field.
 CheckPlan plan_check(const CheckSpec& spec, const CasePlan& plan, size_t out, const Params& params, const std::string& path);
 
-// Judges output `out` by its comparison rule, then by each extra check; pass is the AND of all.
+// Judges output `out` by its comparison rule, then by each extra check; pass is output_passes.
 OutputMetrics judge_output(const CheckInput& in);
+
+// Whether an output passes by its own figures: its comparison within tol (within_tolerance,
+// metrics.h) and every extra check passed.
+bool output_passes(const OutputMetrics& m, const Tolerance& tol);
+// A judged case PASSes when every output passes and no guard was touched, else it FAILs (unless
+// launches that disagree make it FLAKY: case_exec.cpp).
+bool case_passes(const CaseResult& r);
+
+// The same rule read back: what in a judged record (PASS, FAIL or FLAKY) contradicts its
+// verdict or the case's plan, or "" when nothing does. The parent checks every record a worker
+// sends with it: a PASS whose outputs fail, were never written, hold NaN beyond tolerance or
+// breached a guard; an output marked passing against its figures; outputs that are not the plan's.
+std::string verdict_contradiction(const CaseResult& r, const CasePlan& plan);
 
 }  // namespace hk

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 namespace hk {
 namespace fs = std::filesystem;
@@ -50,12 +51,31 @@ LoadedManifests load_manifests(const std::string& dir) {
   return out;
 }
 
+namespace {
+
+// A project whose references/ holds a reference runtime is an hkcheck checkout (or a copy of
+// one): its references are the whole set, and hkcheck's built-in folder, the same files
+// elsewhere (the checkout this binary was built from), is not read. Otherwise the built-in
+// references come first and the project's own may override them.
+ReferenceIndex scan_project_references(const ProjectPaths& project, const std::vector<std::string>& files) {
+  if (!project.references.empty() && holds_reference_runtime(project.references)) {
+    ReferenceIndex index = scan_references({project.references}, files, project.references);
+    index.runtime = project.references;
+    return index;
+  }
+  const std::string builtin = builtin_references_dir();
+  return scan_references({builtin, project.references}, files, builtin);
+}
+
+}  // namespace
+
 ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project) {
   std::vector<std::string> files;
   for (const KernelSpec& k : loaded.kernels)
     if (!k.reference_source.empty()) files.push_back(k.reference_source);
-  ReferenceIndex index = scan_references({builtin_references_dir(), project.references}, files);
+  ReferenceIndex index = scan_project_references(project, files);
   for (const std::string& e : index.errors) loaded.errors.push_back("references: " + e);
+  for (const auto& [name, note] : index.notes) fmt::print(stderr, "hkcheck: note: {}\n", note);
   std::string searched;
   for (const std::string& s : index.searched) searched += (searched.empty() ? "" : ", ") + s;
   std::vector<KernelSpec> kept;
@@ -76,23 +96,31 @@ ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& proj
 }
 
 std::map<std::string, ReferenceLibrary> build_references(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
-                                                         const std::string& cache_dir, int jobs) {
+                                                         ReferenceBuildOptions opt) {
   std::vector<std::string> files;
   for (const KernelSpec* k : kernels)
     if (const auto it = index.file_of.find(k->reference); it != index.file_of.end() &&
                                                           std::find(files.begin(), files.end(), it->second) == files.end())
       files.push_back(it->second);
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<ReferenceLibrary> libs = build_reference_libraries(files, cache_dir, jobs);
+  opt.runtime_dir = index.runtime;
+  const std::vector<ReferenceLibrary> libs = build_reference_libraries(files, opt);
   int built = 0;
-  for (const ReferenceLibrary& l : libs) built += !l.cached;
+  std::set<std::string> said;
+  for (const ReferenceLibrary& l : libs) {
+    built += !l.cached;
+    for (const std::string& n : l.notes)
+      if (said.insert(n).second) fmt::print(stderr, "hkcheck: note: {}\n", n);
+  }
   if (built)
     fmt::print(stderr, "hkcheck: compiled {} reference file(s) of {} in {:.1f} s\n", built, files.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   std::map<std::string, ReferenceLibrary> out;
   for (const auto& [name, file] : index.file_of) {
     const size_t i = std::find(files.begin(), files.end(), file) - files.begin();
-    if (i < files.size()) out[name] = libs[i];
+    if (i == files.size()) continue;
+    out[name] = libs[i];
+    if (const auto note = index.notes.find(name); note != index.notes.end()) out[name].notes.push_back(note->second);
   }
   return out;
 }

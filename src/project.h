@@ -34,13 +34,17 @@ struct LoadedManifests {
 LoadedManifests load_manifests(const std::string& dir);
 
 // Finds every kernel's reference: in hkcheck's built-in folder, the project's references/, and
-// the files manifests name ("reference_source"). A kernel whose reference is nowhere, or defined
-// twice, is an error of its manifest (naming the field and the places searched) and is left out.
+// the files manifests name ("reference_source"). The project's reference of a built-in's name
+// overrides it (a note on stderr and on its cases). When the project's references/ holds
+// reference.h and reference_context.cpp (an hkcheck checkout), it replaces the built-in folder. A
+// kernel whose reference is nowhere, or defined twice in the project, is an error of its manifest
+// (naming the field and the places searched) and is left out.
 ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project);
 
-// Builds the libraries of the kernels' references before a run (cached by content), printing a
-// line when any had to be compiled. Reference name -> library or compiler message.
+// Builds the libraries of the kernels' references before a run (cached by content and sealed),
+// printing a line when any had to be compiled and each note. Reference name -> library or
+// compiler message, with the notes its cases carry. opt.runtime_dir is index.runtime.
 std::map<std::string, ReferenceLibrary> build_references(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
-                                                         const std::string& cache_dir, int jobs);
+                                                         ReferenceBuildOptions opt);
 
 }  // namespace hk

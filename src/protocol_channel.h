@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "report_text.h"
+
 namespace hk {
 
 class ProtocolChannel {
@@ -13,7 +15,7 @@ class ProtocolChannel {
   explicit ProtocolChannel(int fd) : out_(fdopen(fd, "w")) {}
   bool ok() const { return out_ != nullptr; }
   void send(const nlohmann::json& msg) {
-    const std::string line = msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string line = json_text(msg) + "\n";  // a compiler's log may hold any bytes
     fwrite(line.data(), 1, line.size(), out_);
     fflush(out_);
   }

@@ -13,6 +13,7 @@
 
 #include "backends/host/host_compiler.h"
 #include "backends/host/precompiled_header.h"
+#include "cache_seal.h"
 #include "file_util.h"
 #include "fnv1a.h"
 #include "header_fingerprint.h"
@@ -48,13 +49,35 @@ std::string cache_folder(const std::string& cache_dir) {
 struct Built {
   bool ok = false;
   std::string log;
+  std::string stopped;  // why the compiler was stopped (bounded_command.h), or ""
 };
 
-Built build_into(const std::vector<std::string>& argv, const std::string& path) {
-  const host::CommandRun r = host::run_command_into(argv, path);
-  Built out{r.started && r.exit_code == 0, r.output};
+// Builds path with argv (no "-o"), sealed before it is renamed into place (cache_seal.h).
+Built build_into(const std::vector<std::string>& argv, const std::string& path, double limit_s) {
+  const host::CommandRun r = host::run_command_into(argv, path, limit_s, [&](const std::string& tmp, std::string* why) {
+    return write_seal(tmp, path, why);
+  });
+  Built out{r.started && r.exit_code == 0, r.output, host::stopped_because(r, limit_s)};
   if (!out.ok && out.log.empty()) out.log = fmt::format("the compiler exited with {}", r.exit_code);
   return out;
+}
+
+// "compiling FILE took longer than ...", or "compiling FILE: <the compiler's message>".
+std::string failure(const std::string& source, const Built& b) {
+  if (!b.stopped.empty()) return fmt::format("compiling {} {}", source, b.stopped);
+  return fmt::format("compiling {}: {}", source, b.log);
+}
+
+// Whether the cache holds path as it was made. A damaged entry (torn, truncated, edited, or
+// without a seal) is removed, said in *note, and made again by the caller.
+bool cached_intact(const std::string& path, const std::string& what, std::string* note) {
+  std::error_code ec;
+  if (!fs::exists(path, ec) && !fs::exists(seal_path(path), ec)) return false;
+  const std::string why = seal_mismatch(path);
+  if (why.empty()) return true;
+  *note = fmt::format("the cached {} {} was damaged ({}): it was compiled again", what, path, why);
+  remove_sealed(path);
+  return false;
 }
 
 // reference_context.cpp is the same in every library: it is compiled once per cache into an
@@ -78,11 +101,14 @@ ContextObject context_object(const std::string& builtin, const std::string& fold
   return c;
 }
 
-Built build_context_object(const ContextObject& c) {
+Built build_context_object(const ContextObject& c, double limit_s) {
   static std::mutex building;  // the threads of one run wait for one compile
   std::lock_guard<std::mutex> lock(building);
-  if (fs::exists(c.path)) return {true, ""};
-  return build_into(c.argv, c.path);
+  CacheEntryLock entry(c.path);
+  std::string note;
+  if (cached_intact(c.path, "reference runtime object", &note)) return {true, ""};
+  if (!note.empty()) note_cache_repair(note);
+  return build_into(c.argv, c.path, limit_s);
 }
 
 // What builds one library: its command and where it goes.
@@ -96,10 +122,11 @@ struct LibraryPlan {
 struct BuildSetting {
   std::string builtin, folder;
   ContextObject context;
+  double limit_s = 0;
 };
 
-BuildSetting build_setting(const std::string& cache_dir) {
-  BuildSetting b{builtin_references_dir(), cache_folder(cache_dir), {}};
+BuildSetting build_setting(const ReferenceBuildOptions& opt) {
+  BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {}, opt.time_limit_s};
   fs::create_directories(b.folder);
   b.context = context_object(b.builtin, b.folder);
   return b;
@@ -125,10 +152,11 @@ LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
 // file's compile. A copy of it is precompiled and forced in first (-include); reference.h's
 // include guard then keeps the file's own #include of the original out. "" when g++ could not
 // make it: the libraries are built as before. The library's name does not depend on it.
-std::string precompiled_reference_header(const std::string& folder) {
+std::string precompiled_reference_header(const BuildSetting& b) {
   static std::mutex making;
   std::lock_guard<std::mutex> lock(making);
-  const std::string text = read_file(builtin_references_dir() + "/reference.h", "reference header");
+  const std::string& folder = b.folder;
+  const std::string text = read_file(b.builtin + "/reference.h", "reference header");
   std::vector<std::string> flags(kFlags);
   flags.insert(flags.end(), {"-isystem", eigen_include()});
   std::string key = compiler().path + "\n" + compiler().version + "\n" + text;
@@ -136,27 +164,45 @@ std::string precompiled_reference_header(const std::string& folder) {
   const std::string dir = fmt::format("{}/reference-pch-{:016x}", folder, fnv1a(key)), header = dir + "/reference.h";
   try {
     fs::create_directories(dir);
-    std::string err;
-    if (!fs::exists(header) && !write_file_atomic(header, text, &err)) return "";
-    return host::precompile_header(compiler(), flags, header) ? header : "";
+    std::string note;
+    const bool placed = restore_cached_text(header, text, &note);
+    if (!note.empty()) {
+      note_cache_repair(note);
+      remove_sealed(header + ".gch");  // made from what the copy held
+    }
+    if (!placed) return "";
+    return host::precompile_header(compiler(), flags, header, b.limit_s) ? header : "";
   } catch (const std::exception&) {
     return "";
   }
 }
 
-ReferenceLibrary build_planned(const LibraryPlan& p, const std::string& pch_header, std::chrono::steady_clock::time_point t0) {
+ReferenceLibrary build_planned(const LibraryPlan& p, const BuildSetting& b, const std::string& file, const std::string& pch_header,
+                               std::chrono::steady_clock::time_point t0) {
   ReferenceLibrary out;
   out.path = p.path;
-  if (const Built c = build_context_object(p.context); !c.ok) {
-    out.log = "compiling " + builtin_references_dir() + "/reference_context.cpp: " + c.log;
+  const std::string context_source = b.builtin + "/reference_context.cpp";
+  if (const Built c = build_context_object(p.context, b.limit_s); !c.ok) {
+    out.log = failure(context_source, c);
     return out;
   }
   std::vector<std::string> argv = p.argv;
   if (!pch_header.empty()) argv.insert(argv.begin() + 1, {"-include", pch_header});
-  const Built lib = build_into(argv, p.path);
-  out.log = lib.log;
+  const Built lib = build_into(argv, p.path, b.limit_s);
+  out.log = lib.stopped.empty() ? lib.log : failure(file, lib);  // a compiler's message names the file itself
   out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.ok = lib.ok;
+  return out;
+}
+
+// The library of plan p, from the cache when it holds it intact (a damaged one is removed and
+// noted, under the entry's lock), else built.
+ReferenceLibrary cached_or_built(const LibraryPlan& p, const BuildSetting& b, const std::string& file, const std::string& pch_header) {
+  CacheEntryLock lock(p.path);
+  std::string note;
+  if (cached_intact(p.path, "reference library", &note)) return ReferenceLibrary{true, p.path, "", true, 0, {}};
+  ReferenceLibrary out = build_planned(p, b, file, pch_header, std::chrono::steady_clock::now());
+  if (!note.empty()) out.notes.insert(out.notes.begin(), note);
   return out;
 }
 
@@ -165,24 +211,17 @@ constexpr int kPrecompileFrom = 3;
 
 }  // namespace
 
-ReferenceLibrary build_reference_library(const std::string& file, const std::string& cache_dir) {
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    const LibraryPlan p = plan_library(file, build_setting(cache_dir));
-    if (fs::exists(p.path)) return ReferenceLibrary{true, p.path, "", true, 0};
-    return build_planned(p, "", t0);
-  } catch (const std::exception& e) {
-    ReferenceLibrary out;
-    out.log = e.what();
-    return out;
-  }
+ReferenceLibrary build_reference_library(const std::string& file, const ReferenceBuildOptions& opt) {
+  ReferenceBuildOptions one = opt;
+  one.jobs = 1;
+  return build_reference_libraries({file}, one).at(0);
 }
 
-std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const std::string& cache_dir, int jobs) {
+std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt) {
   std::vector<ReferenceLibrary> out(files.size());
   std::optional<BuildSetting> setting;
   try {
-    setting = build_setting(cache_dir);
+    setting = build_setting(opt);
   } catch (const std::exception& e) {
     for (ReferenceLibrary& lib : out) lib.log = e.what();  // no compiler, no reference runtime
     return out;
@@ -192,21 +231,25 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   for (size_t i = 0; i < files.size(); ++i) {
     try {
       plans[i] = plan_library(files[i], *setting);
-      if (fs::exists(plans[i]->path)) out[i] = ReferenceLibrary{true, plans[i]->path, "", true, 0};
+      if (seal_mismatch(plans[i]->path).empty()) out[i] = ReferenceLibrary{true, plans[i]->path, "", true, 0, {}};
       else ++to_build;
     } catch (const std::exception& e) {
       out[i].log = e.what();
     }
   }
-  const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(setting->folder) : "";
+  const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(*setting) : "";
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
-  for (int j = 0; j < std::max(1, std::min<int>(jobs, static_cast<int>(files.size()))); ++j)
+  for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
     pool.emplace_back([&] {
       for (size_t i; (i = next++) < files.size();)
-        if (plans[i] && !out[i].cached) out[i] = build_planned(*plans[i], pch, std::chrono::steady_clock::now());
+        if (plans[i] && !out[i].cached) out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
     });
   for (std::thread& t : pool) t.join();
+  // A damaged object or header they were built with concerns every library built here.
+  const std::vector<std::string> repairs = take_cache_repairs();
+  for (ReferenceLibrary& lib : out)
+    if (!lib.cached) lib.notes.insert(lib.notes.end(), repairs.begin(), repairs.end());
   return out;
 }
 

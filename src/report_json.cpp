@@ -3,6 +3,7 @@
 
 #include "file_util.h"
 #include "report.h"
+#include "report_text.h"
 
 namespace hk {
 
@@ -23,7 +24,7 @@ bool write_reports(const std::string& dir, const RunInfo& run, const std::vector
     *err = "cannot create " + dir + ": " + ec.message();
     return false;
   }
-  const std::string text = results_json(run, results).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  const std::string text = json_text(results_json(run, results), 2) + "\n";
   return write_file_atomic(dir + "/test_results.json", text, err) &&
          write_file_atomic(dir + "/test_results.md", results_markdown(run, results), err);
 }

@@ -57,22 +57,6 @@ struct SuiteCounts {
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f ? '?' : static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 std::string results_junit(const RunInfo& run, const std::vector<CaseResult>& results) {
   std::map<std::string, SuiteCounts> suites;  // by kernel, in name order
   SuiteCounts all;

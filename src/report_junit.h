@@ -6,15 +6,12 @@
 #include <vector>
 
 #include "report.h"
+#include "report_text.h"  // xml_escape
 
 namespace hk {
 
 // FAIL, FLAKY, LEAK and XPASS are failures (the kernel is wrong); CRASH, TIMEOUT, COMPILE_ERROR,
 // ERROR and NOT_RUN errors (the case could not be judged); SKIP and XFAIL skipped, with the reason.
 std::string results_junit(const RunInfo& run, const std::vector<CaseResult>& results);
-
-// Text made safe for an XML attribute or element: the five entities escaped, and characters XML
-// 1.0 cannot hold (most control characters, broken UTF-8 is left to the reader) replaced by '?'.
-std::string xml_escape(const std::string& text);
 
 }  // namespace hk

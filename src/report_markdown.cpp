@@ -4,20 +4,15 @@
 #include <map>
 
 #include "report.h"
+#include "report_text.h"
 #include "seed_sweep.h"
 
 namespace hk {
 namespace {
 
-// Table cells must stay on one line and must not end the cell early.
-std::string cell(std::string s, size_t max = 160) {
-  for (char& ch : s)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  std::string out;
-  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
-  return out;
-}
+// Table cells (and any other text on one line) stay on their line and in their cell, and carry
+// no markup of the kernel's: report_text.h.
+std::string cell(const std::string& s, size_t max = 160) { return md_inline(s, max); }
 
 std::string index_str(const std::vector<int64_t>& idx) {
   std::string s = "[";
@@ -47,7 +42,7 @@ std::string window_table(const OutputMetrics& o) {
     where += (d ? ", " : "") + (len > 1 ? fmt::format("{}..{}", w.origin[d], w.origin[d] + len - 1) : std::to_string(w.origin[d]));
   }
   where += "]";
-  std::string md = fmt::format("\n  Values of `{}` at {} (got / expected; **wrong**):\n\n  | {} |", o.name, where, nd >= 2 ? "row \\ col" : "col");
+  std::string md = fmt::format("\n  Values of {} at {} (got / expected; **wrong**):\n\n  | {} |", md_code_span(o.name), where, nd >= 2 ? "row \\ col" : "col");
   const int64_t c0 = nd ? w.origin[nd - 1] : 0, r0 = nd >= 2 ? w.origin[nd - 2] : 0;
   for (int64_t c = 0; c < w.cols; ++c) md += fmt::format(" {} |", c0 + c);
   md += "\n  | --- |";
@@ -72,14 +67,15 @@ std::string slices_text(const OutputMetrics& o) {
     else what = fmt::format("wrong at {}; right at {}", s.wrong, s.right);
     md += fmt::format("    - dim {} (size {}): {}\n", s.dim, s.size, what);
   }
-  return md.empty() ? md : fmt::format("  - slices of `{}` holding a mismatch:\n", o.name) + md;
+  return md.empty() ? md : fmt::format("  - slices of {} holding a mismatch:\n", md_code_span(o.name)) + md;
 }
 
 std::string sanitizer_text(const CaseSanitizer& san) {
   std::string md;
   for (const SanitizerTool& t : san.tools) {
-    md += fmt::format("- compute-sanitizer {}: {}\n", t.tool, t.summary.empty() ? fmt::format("no summary ({})", status_name(t.status)) : t.summary);
-    if (!t.first_error.empty()) md += "\n```\n" + t.first_error + "```\n";
+    md += fmt::format("- compute-sanitizer {}: {}\n", cell(t.tool),
+                      cell(t.summary.empty() ? fmt::format("no summary ({})", status_name(t.status)) : t.summary, 2000));
+    if (!t.first_error.empty()) md += "\n" + md_code_block(t.first_error);
   }
   return md;
 }
@@ -93,7 +89,7 @@ std::string compile_logs_section(const std::vector<CaseResult>& results) {
   if (logs.empty()) return "";
   std::string md = "\n## Compile logs\n";
   for (const auto& [id, log] : logs)
-    md += fmt::format("\n### {}\n\n```\n{}{}```\n", id, *log, log->back() == '\n' ? "" : "\n");
+    md += fmt::format("\n### {}\n\n{}", id, md_code_block(*log));
   return md;
 }
 
@@ -157,19 +153,19 @@ std::string case_row(const CaseResult& r) {
 // Everything a reviewer needs about one case that did not pass.
 std::string case_details(const CaseResult& r) {
   std::string sec;
-  sec += fmt::format("\n### {} / {} — {}{}\n\n", r.kernel, r.case_name, status_name(r.status),
-                     r.reason.empty() ? "" : " (" + r.reason + ")");
+  sec += fmt::format("\n### {} / {} — {}{}\n\n", cell(r.kernel, 400), cell(r.case_name, 400), status_name(r.status),
+                     r.reason.empty() ? "" : " (" + cell(r.reason) + ")");
   if (!r.params.empty()) {
     std::string p;
     for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + param_to_string(v);
-    sec += "- params: " + p + "\n";
+    sec += "- params: " + cell(p, 2000) + "\n";
   }
-  if (!r.launch.is_null() && !r.launch.empty()) sec += "- launch: " + r.launch.dump() + "\n";
+  if (!r.launch.is_null() && !r.launch.empty()) sec += "- launch: " + r.launch.dump() + "\n";  // numbers only
   for (const auto& o : r.outputs) {
     sec += fmt::format(
-        "- output `{}` ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
+        "- output {} ({} {}): {} — max abs {:.6g}, max rel {:.6g}, rel L2 {:.3g}, worst {:.3g} ulp; {} of {} outside "
         "tolerance ({:.4g}%), {} unwritten, {} NaN/Inf; tolerance atol {:g} rtol {:g} ulps {:g}\n",
-        o.name, o.dtype, index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
+        md_code_span(o.name), cell(o.dtype), index_str(o.shape), o.pass ? "ok" : "FAIL", o.max_abs_diff, o.max_rel_diff, o.rel_l2, o.max_ulps,
         o.mismatches, o.numel, 100.0 * o.mismatch_fraction, o.unwritten, o.nonfinite, o.tolerance.atol, o.tolerance.rtol,
         o.tolerance.ulps);
     if (o.tolerance.max_mismatch_fraction > 0)
@@ -177,17 +173,17 @@ std::string case_details(const CaseResult& r) {
                         o.tolerance.hard_ulps > 0
                             ? fmt::format(", none beyond {:g} ulps ({} were)", o.tolerance.hard_ulps, o.beyond_hard_ulps)
                             : std::string());
-    if (o.compare != "elementwise") sec += fmt::format("  - compared by rule '{}'\n", o.compare);
-    for (const CheckOutcome& c : o.checks) sec += fmt::format("  - {}: {}: {}\n", c.rule, c.summary, c.pass ? "ok" : "FAIL");
+    if (o.compare != "elementwise") sec += fmt::format("  - compared by rule '{}'\n", cell(o.compare));
+    for (const CheckOutcome& c : o.checks) sec += fmt::format("  - {}: {}: {}\n", cell(c.rule), cell(c.summary, 2000), c.pass ? "ok" : "FAIL");
     if (o.first_mismatch)
       sec += fmt::format("  - first mismatch at {}: got {:.8g}, expected {:.8g}\n", index_str(o.first_mismatch->index),
                         o.first_mismatch->got, o.first_mismatch->expected);
     sec += slices_text(o);
     if (o.window) sec += window_table(o);
   }
-  if (!r.repro.empty()) sec += fmt::format("- repro: `{0}/` (rerun: `{0}/rerun.sh`)\n", r.repro);
+  if (!r.repro.empty()) sec += fmt::format("- repro: {} (rerun: {})\n", md_code_span(r.repro + "/"), md_code_span(r.repro + "/rerun.sh"));
   if (r.sanitizer) sec += sanitizer_text(*r.sanitizer);
-  if (!r.message.empty()) sec += "\n```\n" + r.message + (r.message.back() == '\n' ? "" : "\n") + "```\n";
+  if (!r.message.empty()) sec += "\n" + md_code_block(r.message);
   if (!r.compile_log.empty()) sec += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
   for (const auto& n : r.notes) sec += "- note: " + cell(n, 2000) + "\n";
   return sec;
@@ -212,10 +208,11 @@ std::string timing_section(const std::vector<CaseResult>& results) {
   return md;
 }
 
-// A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device).
+// A case the summary lists by name: not a pass, nor a skip the run chose (tier, no device, a
+// kernel of the other vendor).
 bool worth_listing(const CaseResult& r) {
   if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
-  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE");
+  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE" && r.reason != "NOT_FOR_VENDOR");
 }
 
 }  // namespace
@@ -225,13 +222,13 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
   std::string md = "# hkcheck results\n\n";
   const RunSpec& spec = run.spec;
   const std::string device = run.device ? run.device->name + " (" + run.device->arch + ")" : "no device";
-  md += fmt::format("- device: {}, backend {}{}\n", device, spec.backend, spec.tier == "all" ? "" : ", tier " + spec.tier + " only");
-  if (run.device && !run.device->note.empty()) md += "- " + run.device->note + "\n";
+  md += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(spec.backend), spec.tier == "all" ? "" : ", tier " + cell(spec.tier) + " only");
+  if (run.device && !run.device->note.empty()) md += "- " + cell(run.device->note, 2000) + "\n";
   const std::string seeds = spec.seeds.empty() ? fmt::format("seed {}", spec.seed) : fmt::format("seeds {}", fmt::join(spec.seeds, ","));
-  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", run.hkcheck_version, run.git_commit, run.host,
-                    run.started_at, seeds, run.wall_s);
-  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", run.resumed_from);
-  if (run.sanitizer && !run.sanitizer->ran) md += fmt::format("- --sanitize did not run: {}\n", run.sanitizer->why);
+  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", cell(run.hkcheck_version), cell(run.git_commit),
+                    cell(run.host), cell(run.started_at), seeds, run.wall_s);
+  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", cell(run.resumed_from, 1000));
+  if (run.sanitizer && !run.sanitizer->ran) md += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer->why, 1000));
   if (!run.interrupted.empty())
     md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
   md += "\n**" + counts_line(c) + "**\n";
@@ -277,7 +274,7 @@ std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& 
                       "comment; --md-every-case writes them all).\n", left_out);
   if (run.markdown_every_case || md.size() < kMarkdownBudget - 2000) md += compile_logs_section(results);
   else md += "\nCompile logs: in test_results.json (`compile_logs`).\n";
-  return md;
+  return utf8_escaped(md);  // a net: every text of a kernel's was escaped above
 }
 
 }  // namespace hk

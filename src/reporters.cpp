@@ -7,6 +7,7 @@
 
 #include "file_util.h"
 #include "report_junit.h"
+#include "report_text.h"
 
 namespace hk {
 namespace {
@@ -30,7 +31,7 @@ class JsonReporter : public Reporter {
  public:
   explicit JsonReporter(std::string dir) : dir_(std::move(dir)) {}
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) override {
-    const std::string text = results_json(run, results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string text = json_text(results_json(run, results), 2) + "\n";
     return make_folder(dir_, err) && write_file_atomic(dir_ + "/test_results.json", text, err);
   }
 
@@ -72,8 +73,9 @@ class ConsoleReporter : public Reporter {
     // The name is padded before it is coloured, so the columns stay aligned.
     const std::string status = coloured_status(r.status) + std::string(13 - std::min<size_t>(13, std::string(status_name(r.status)).size()), ' ');
     const std::string count = total ? fmt::format("[{:>4}/{}]", done, total) : fmt::format("[{:>4}]", done);
-    fmt::print(stderr, "{} {:<28} {:<40} {} {:6.2f} s{}\n", count, r.kernel, r.case_name, status, ms / 1000,
-               note.empty() ? "" : "  " + note);
+    // Names and notes are the kernel's text: no control sequence of theirs reaches the terminal.
+    fmt::print(stderr, "{} {:<28} {:<40} {} {:6.2f} s{}\n", count, terminal_line(r.kernel), terminal_line(r.case_name), status, ms / 1000,
+               note.empty() ? "" : "  " + terminal_line(note));
   }
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string*) override {
     fmt::print(stderr, "{}: {}{} in {:.1f} s\n", style_.prefix, style_.what, counts_line(count_results(results)), run.wall_s);

@@ -17,6 +17,7 @@
 #include "file_util.h"
 #include "generator.h"
 #include "runtime_references.h"
+#include "slug.h"
 
 namespace hk {
 namespace {
@@ -28,16 +29,21 @@ using nlohmann::json;
 constexpr size_t kMaxTensorBytes = size_t{256} << 20;
 constexpr char kMagic[8] = {'H', 'K', 'T', 'E', 'N', 'S', 'R', '1'};
 
-void write_text(const std::string& path, const std::string& text) {
+// mode: a copy's, its source's permissions (a private kernel stays private).
+void write_text(const std::string& path, const std::string& text, std::optional<mode_t> mode = std::nullopt) {
   std::string err;
-  if (!write_file_atomic(path, text, &err)) throw std::runtime_error(err);
+  if (!write_file_atomic(path, text, &err, mode)) throw std::runtime_error(err);
 }
 
-std::string safe_name(const std::string& s) {
-  std::string out;
-  for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '=') ? ch : '_';
-  if (out.empty() || out[0] == '.') out = "_" + out;
-  return out;
+// The name of the kernel's copy: its own, unless that is not a plain file name or is one of the
+// folder's other entries.
+std::string source_copy_name(const std::string& source) {
+  const fs::path name = fs::path(source).filename();
+  for (const char* taken : {"manifest.json", "compile_options.txt", "rerun.sh", "inputs", "output", "sanitizer"})
+    if (name == taken) return "kernel_source" + name.extension().string();
+  if (file_name_slug(name.string()) == name.string()) return name.string();
+  const std::string ext = name.extension().string();
+  return "kernel_source" + (file_name_slug(ext) == ext && ext.size() <= 16 ? ext : std::string());
 }
 
 std::string shell_quote(const std::string& s) {
@@ -151,27 +157,24 @@ TensorFile read_tensor_file(const std::string& path) {
 }
 
 std::string repro_subdir(const std::string& kernel, const std::string& case_name) {
-  std::string slug = safe_name(case_name);
-  // Names that differ only in replaced characters must not share a folder.
-  if (slug != case_name) {
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (unsigned char ch : case_name) h = (h ^ ch) * 0x100000001B3ull;
-    slug += fmt::format("-{:08x}", static_cast<uint32_t>(h));
-  }
-  return "repro/" + safe_name(kernel) + "/" + slug;
+  return "repro/" + file_name_slug(kernel) + "/" + file_name_slug(case_name);  // one folder per case, whatever the names
 }
 
 void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c, const ReproSettings& s) {
   fs::create_directories(dir + "/inputs");
-  const std::string source_name = fs::path(k.source).filename().string();
-  write_text(dir + "/" + source_name, read_file(k.source));
+  const std::string source_name = source_copy_name(k.source);
+  write_text(dir + "/" + source_name, read_file(k.source), file_mode(k.source));
 
   json manifest = json::parse(read_file(k.manifest));
   json entry = manifest.at(json::json_pointer(k.json_path));
   entry["source"] = source_name;
   point_at_the_project(entry, k, s.reference_file);
+  // The defines and options of the run's target only, so that a rerun anywhere compiles as it did.
+  entry["defines"] = k.defines;
+  entry["options"] = k.compile_options;
   entry["cases"] = json::array({one_case(entry.value("cases", json::array()), c)});
-  write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n");
+  write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n",
+             file_mode(k.manifest));
 
   // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
   const uint64_t seed = c.seed.value_or(s.spec.seed);
@@ -185,7 +188,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
     }
     std::vector<double> v = generate(t.init, t.numel, tensor_seed(seed, k.name, c.stream_name(), t.name));
     for (double& x : v) x = round_to_dtype(t.dtype, x);
-    write_tensor_file(dir + "/inputs/" + safe_name(t.name) + ".hkt", TensorFile{t.name, t.dtype, t.shape, pack(t.dtype, v)});
+    write_tensor_file(dir + "/inputs/" + file_name_slug(t.name) + ".hkt", TensorFile{t.name, t.dtype, t.shape, pack(t.dtype, v)});
   }
 
   if (!left_out.empty())
@@ -214,7 +217,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
 void write_repro_output(const std::string& dir, const TensorPlan& t, const std::vector<uint8_t>& got,
                         const std::vector<double>& expected) {
   fs::create_directories(dir + "/output");
-  const std::string base = dir + "/output/" + safe_name(t.name);
+  const std::string base = dir + "/output/" + file_name_slug(t.name);
   if (got.size() > kMaxTensorBytes) {
     write_text(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxTensorBytes));
     return;

@@ -25,9 +25,11 @@ std::string verdict(const CaseResult& c) {
   return v;
 }
 
-// Cases a run did not try: no device, outside the tier it ran, or never started (interrupted, -x).
+// Cases a run did not try: no device, outside the tier it ran, a kernel of the other vendor, or
+// never started (interrupted, -x).
 bool not_run(const CaseResult& c) {
-  return c.status == Status::NOT_RUN || (c.status == Status::SKIP && (c.reason == "NO_DEVICE" || c.reason == "TIER"));
+  return c.status == Status::NOT_RUN ||
+         (c.status == Status::SKIP && (c.reason == "NO_DEVICE" || c.reason == "TIER" || c.reason == "NOT_FOR_VENDOR"));
 }
 
 std::map<CaseKey, const CaseResult*> index(const ResultsDocument& doc, const char* which) {

@@ -33,7 +33,7 @@ struct MetricChange {
 
 struct ResultsDiff {
   std::vector<VerdictChange> changed;  // run in both, different verdicts, regressions first
-  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER, NOT_RUN) in one
+  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER / NOT_FOR_VENDOR, NOT_RUN) in one
   std::vector<MetricChange> metrics;
   // What the second run lost against the first, one line each: it was interrupted, it has
   // manifest errors the first has not (a kernel left out), cases NOT_RUN, cases of the first

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report_text.h"
 #include "results_diff.h"
 
 namespace hk {
@@ -41,7 +42,9 @@ json header_json(const RunHeader& h) {
 std::string header_line(const char* which, const RunHeader& h) {
   std::string cmd;
   for (const std::string& a : h.command) cmd += (cmd.empty() ? "" : " ") + a;
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | `{}` |\n", which, h.device, h.arch, h.backend, h.driver, h.hkcheck, h.seed, cmd);
+  const auto at = [](const std::string& text) { return md_inline(text, 400); };
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", which, at(h.device), at(h.arch), at(h.backend), at(h.driver), at(h.hkcheck),
+                     at(h.seed), md_code_span(cmd.substr(0, 2000), true));
 }
 
 }  // namespace
@@ -56,20 +59,20 @@ std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, co
                     d.count(ChangeKind::other), d.metrics.size(), d.missing.size());
   if (!d.lost.empty()) {
     md += fmt::format("\n## Lost in B ({})\n\n", d.lost.size());
-    for (const std::string& l : d.lost) md += "- " + l + "\n";
+    for (const std::string& l : d.lost) md += "- " + md_inline(l, 1000) + "\n";
   }
   for (ChangeKind k : {ChangeKind::regression, ChangeKind::fix, ChangeKind::device, ChangeKind::other}) {
     if (!d.count(k)) continue;
     md += fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), d.count(k));
     for (const VerdictChange& c : d.changed)
-      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", c.kernel, c.case_name, c.before, c.after);
+      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", md_inline(c.kernel), md_inline(c.case_name), md_inline(c.before), md_inline(c.after));
   }
   if (!d.metrics.empty()) {
     md += "\n## Metric changes\n\n| Kernel | Case | What | A | B |\n| --- | --- | --- | --- | --- |\n";
     constexpr size_t kShown = 100;  // a comment has room for the first ones; --json has all
     for (size_t i = 0; i < std::min(kShown, d.metrics.size()); ++i) {
       const MetricChange& m = d.metrics[i];
-      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", m.kernel, m.case_name, m.what, m.before, m.after);
+      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", md_inline(m.kernel), md_inline(m.case_name), md_inline(m.what), m.before, m.after);
     }
     if (d.metrics.size() > kShown) md += fmt::format("\n{} more metric change(s): see --json.\n", d.metrics.size() - kShown);
   }
@@ -82,7 +85,7 @@ std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, co
     for (const auto& [k, counts] : per_kernel) {
       std::string s;
       for (const auto& [what, n] : counts) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
-      md += fmt::format("| {} | {} |\n", k, s);
+      md += fmt::format("| {} | {} |\n", md_inline(k), s);
     }
   }
   return md;

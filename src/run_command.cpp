@@ -11,11 +11,14 @@
 #include "cli/run_spec_settings.h"
 #include "cli/selected_cases.h"
 #include "compile_only.h"
+#include "compile_target.h"
 #include "exit_codes.h"
+#include "file_util.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "out_lock.h"
 #include "reporters.h"
+#include "results_folder.h"
 #include "repro.h"
 #include "run_environment.h"
 #include "runner.h"
@@ -34,8 +37,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                 std::to_string(worker_cpu_threads())},
                s.repeat};
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
-  o.references = build_references(sel.selection.kernels, sel.references, s.cache_dir,
-                                  static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  o.references = build_references(sel.selection.kernels, sel.references,
+                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
   o.jobs = s.jobs;
   o.exit_first = s.exit_first;
   o.time_launches = s.time ? s.time_launches : 0;
@@ -84,11 +87,16 @@ JournalHeader journal_header(const RunInfo& run, const SelectedCases& sel) {
 bool finished(const CaseResult& r) { return r.status != Status::NOT_RUN && !(r.status == Status::SKIP && r.reason == "NO_DEVICE"); }
 
 // A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
-CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, bool have_device, const std::string& why) {
+CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, const std::optional<CompileTarget>& target,
+                       const std::string& why) {
   CaseResult r;
+  const bool have_device = target.has_value();
   if (interrupt_signal()) {
     r = blank_result(k, c, Status::NOT_RUN);
     r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+  } else if (have_device && !serves_vendor(k, target->vendor)) {
+    r = blank_result(k, c, Status::SKIP);
+    r.reason = kNotForVendor, r.message = not_for_vendor_message(k, *target);
   } else if (have_device) {
     r = blank_result(k, c, Status::SKIP);
     r.reason = "TIER";
@@ -98,6 +106,13 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
     r.reason = "NO_DEVICE", r.message = why;
   }
   return r;
+}
+
+// False (printed) when --out is the manifests folder or inside it.
+bool out_folder_allowed(const Settings& s) {
+  const std::string problem = results_folder_problem(s.report.out_dir, s.manifest_dir);
+  if (!problem.empty()) fmt::print(stderr, "hkcheck: {}\n", problem);
+  return problem.empty();
 }
 
 // The kernels left out for manifest errors, as ERROR rows (when the selection names them).
@@ -132,13 +147,16 @@ class Run {
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
     announce(s_, dev_, why_, total_);
     info_.spec.backend = dev_ ? dev_->backend : "none";
-    // A port and its original under one entry: the device's vendor's file, unless --source says.
+    // A port and its original under one entry: the device's vendor's file, unless --source says;
+    // and the defines and options of the device's target (docs/manifest.md, "Per-target settings").
     if (dev_) {
       info_.spec.source_vendor = s_.source_vendor.empty() ? vendor_of_arch(dev_->arch) : s_.source_vendor;
-      use_vendor_sources(sel_.loaded.kernels, info_.spec.source_vendor);
+      target_ = run_target(dev_->backend, dev_->arch, info_.spec.source_vendor);
+      use_compile_target(sel_.loaded.kernels, *target_);
     }
     info_.device = dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
+    if (!out_folder_allowed(s_)) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
     info_.spec.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
@@ -185,6 +203,15 @@ class Run {
     return fs::absolute(fs::path(s_.report.out_dir) / repro_subdir(k.name, c.name)).lexically_normal().string();
   }
 
+  // Removes a case's repro folder, following no symbolic link inside the results folder (one in
+  // the way is removed, and said).
+  void clear_repro(const KernelSpec& k, const CaseSpec& c) {
+    std::string err;
+    std::vector<std::string> replaced;
+    if (!remove_inside(s_.report.out_dir, repro_subdir(k.name, c.name), &err, &replaced)) fmt::print(stderr, "hkcheck: {}\n", err);
+    for (const std::string& r : replaced) fmt::print(stderr, "hkcheck: {}\n", r);
+  }
+
   // Prints a finished case and journals it (repro folder first, so the journal names it). An
   // expected failure (XFAIL) still failed underneath: it gets its repro like any other.
   void record(CaseResult& r, const KernelSpec& k, const CaseSpec& c) {
@@ -209,7 +236,6 @@ class Run {
     std::vector<size_t> task_slot;  // where each task's result goes in results_
     size_t reused = 0;
     std::vector<std::string> changed;
-    std::error_code ec;
     for (const KernelSpec* k : sel_.selection.kernels) {
       for (const CaseSpec& c : k->cases) {
         origin_.emplace_back(k, &c);
@@ -219,13 +245,13 @@ class Run {
         if (it != finished_.end() && it->second.plan == plan) {
           results_.push_back(it->second.result);
           ++done_, ++reused;
-        } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && !interrupt_signal()) {
-          fs::remove_all(repro_abs(*k, c), ec);  // an earlier run's repro of this case is stale
+        } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && serves_vendor(*k, target_->vendor) && !interrupt_signal()) {
+          clear_repro(*k, c);  // an earlier run's repro of this case is stale
           tasks.push_back(CaseTask{k, &c, s_.report.no_repro ? "" : repro_abs(*k, c)});
           task_slot.push_back(results_.size());
           results_.emplace_back();
         } else {
-          CaseResult r = not_started(*k, c, s_, dev_.has_value(), why_);
+          CaseResult r = not_started(*k, c, s_, target_, why_);
           record(r, *k, c);
           results_.push_back(std::move(r));
         }
@@ -280,6 +306,7 @@ class Run {
   const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   RunInfo info_;
   std::optional<DeviceInfo> dev_;
+  std::optional<CompileTarget> target_;  // the device's, once there is one
   std::string why_;
   std::map<CaseKey, JournaledCase> finished_;  // kept from the journal of a resumed run
   std::map<std::string, std::string> plan_of_;  // case id -> its fingerprint (case_fingerprint.h)
@@ -324,7 +351,7 @@ int list_command(Settings& s) {
 
 int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
-  if (!sel) return kExitUsage;
+  if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   RunInfo info = run_info(s.argv, sel->loaded.errors);
   info.spec = spec_from_settings(s, sel->seeds, sel->project.references);

@@ -127,6 +127,8 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   if (isolation == Isolation::case_alone) session.close();
   else if (before_count > 0 && worth_rerunning_alone(r) && !interrupt_signal())
     r = check_alone(std::move(r), before, before_count, job, timeout, device);
+  if (const auto ref = opt_.references.find(k.reference); ref != opt_.references.end())  // an override, a damaged cache entry
+    r.notes.insert(r.notes.end(), ref->second.notes.begin(), ref->second.notes.end());
   return apply_expectation(r, case_expectation(k, c, arch_));
 }
 

@@ -1,11 +1,18 @@
 #include "runtime_references.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
 
 #include <filesystem>
 #include <fmt/format.h>
 #include <mutex>
 
+#include "cache_seal.h"
 #include "dtype.h"
 #include "file_util.h"
 
@@ -40,8 +47,11 @@ std::vector<std::string> reference_names_in(const std::string& source) {
   return names;
 }
 
-ReferenceIndex scan_references(const std::vector<std::string>& folders, const std::vector<std::string>& files) {
+ReferenceIndex scan_references(const std::vector<std::string>& folders, const std::vector<std::string>& files, const std::string& builtin) {
   ReferenceIndex idx;
+  std::error_code builtin_ec;
+  const std::string builtin_canonical = builtin.empty() ? "" : fs::weakly_canonical(builtin, builtin_ec).string();
+  const auto is_builtin = [&](const std::string& file) { return !builtin_canonical.empty() && fs::path(file).parent_path() == builtin_canonical; };
   std::vector<std::string> sources;
   for (const std::string& dir : folders) {
     std::error_code ec;
@@ -72,8 +82,13 @@ ReferenceIndex scan_references(const std::vector<std::string>& folders, const st
     }
     for (const std::string& name : reference_names_in(text)) {
       const auto [it, fresh] = idx.file_of.emplace(name, file);
-      if (!fresh && it->second != file)
+      if (fresh || it->second == file) continue;
+      if (is_builtin(it->second) && !is_builtin(file)) {
+        idx.notes[name] = fmt::format("reference '{}' is the project's, from {}: it overrides the built-in one of {}", name, file, it->second);
+        it->second = file;
+      } else {
         idx.errors.push_back(fmt::format("reference '{}' is defined in {} and again in {}", name, it->second, file));
+      }
     }
   }
   return idx;
@@ -89,18 +104,64 @@ std::string builtin_references_dir() {
   return HKCHECK_SOURCE_REFERENCES;
 }
 
+bool holds_reference_runtime(const std::string& folder) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(folder) / "reference.h", ec) && fs::is_regular_file(fs::path(folder) / "reference_context.cpp", ec);
+}
+
+namespace {
+
+// The library's bytes as sealed when it was built, in a private memory file, and loaded from
+// there: what runs is what was checked, and nothing done to the cache file afterwards (truncating
+// it, say) reaches the mapped code.
+void* open_sealed_library(const std::string& library) {
+  std::string why;
+  const std::optional<std::string> bytes = read_sealed(library, &why);
+  if (!bytes)
+    throw std::runtime_error(fmt::format("the reference library {} is damaged ({}): it was changed after this run built it, and is "
+                                         "not used (the next run builds it again)", library, why));
+  const int fd = memfd_create("hkcheck-reference", MFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot load the reference library {}: memfd_create: {}", library, std::strerror(errno)));
+  size_t done = 0;
+  while (done < bytes->size()) {
+    const ssize_t n = ::write(fd, bytes->data() + done, bytes->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error(fmt::format("cannot load the reference library {}: writing its copy: {}", library, std::strerror(err)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  // The descriptor stays open: dlopen knows a library by its path, and a number closed and
+  // reused would hand back the library loaded before under it.
+  void* handle = dlopen(fmt::format("/proc/self/fd/{}", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    ::close(fd);
+    const char* err = dlerror();
+    throw std::runtime_error(fmt::format("cannot load the reference library {}: {}", library, err ? err : "unknown error"));
+  }
+  return handle;
+}
+
+}  // namespace
+
 const ref::Function* load_reference(const std::string& library, const std::string& name) {
   static std::mutex m;
   static std::map<std::string, void*> loaded;
   std::lock_guard<std::mutex> lock(m);
   void*& handle = loaded[library];
   if (!handle) {
-    // No library: the references linked into this program (tests that hold them), if any.
-    handle = library.empty() ? dlopen(nullptr, RTLD_NOW) : dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* why = dlerror();
+    try {
+      // No library: the references linked into this program (tests that hold them), if any.
+      handle = library.empty() ? dlopen(nullptr, RTLD_NOW) : open_sealed_library(library);
+    } catch (...) {
       loaded.erase(library);
-      throw std::runtime_error(fmt::format("cannot load the reference library {}: {}", library, why ? why : "unknown error"));
+      throw;
+    }
+    if (!handle) {
+      loaded.erase(library);
+      throw std::runtime_error("cannot open this program's own references");
     }
   }
   auto abi = reinterpret_cast<int (*)()>(dlsym(handle, "hk_reference_abi"));

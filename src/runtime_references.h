@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/host/bounded_command.h"
 #include "reference.h"
 
 namespace hk {
@@ -16,16 +17,32 @@ namespace hk {
 std::vector<std::string> reference_names_in(const std::string& source);
 
 // Which file defines each reference of the folders (their *.cpp, not recursively) and files given.
+// A name defined again in a file outside `builtin` replaces the one of `builtin` (a project's own
+// reference of a built-in's name), with a note; any other name defined twice is an error.
 struct ReferenceIndex {
   std::map<std::string, std::string> file_of;  // reference name -> its source file
   std::vector<std::string> errors;             // a name defined twice (both files named), an unreadable file
   std::vector<std::string> searched;           // the folders and files looked at, for messages
+  std::map<std::string, std::string> notes;    // reference name -> a note for the results (it overrides a built-in one)
+  std::string runtime;                         // the folder whose reference.h builds the libraries ("": the built-in one)
 };
-ReferenceIndex scan_references(const std::vector<std::string>& folders, const std::vector<std::string>& files);
+ReferenceIndex scan_references(const std::vector<std::string>& folders, const std::vector<std::string>& files,
+                               const std::string& builtin = "");
 
 // hkcheck's own references and reference.h: <prefix>/share/hkcheck/references beside an installed
 // binary, else the source tree's references/ this binary was built from.
 std::string builtin_references_dir();
+
+// Whether folder holds a reference runtime (reference.h and reference_context.cpp): the
+// references/ of an hkcheck checkout, or of a copy of one.
+bool holds_reference_runtime(const std::string& folder);
+
+struct ReferenceBuildOptions {
+  std::string cache_dir;    // libraries go to cache_dir/references/ ("": a temporary folder)
+  std::string runtime_dir;  // reference.h and reference_context.cpp ("": builtin_references_dir())
+  int jobs = 1;             // compiles at once
+  double time_limit_s = host::kDefaultCompileLimitSeconds;  // per compile; 0: none
+};
 
 struct ReferenceLibrary {
   bool ok = false;
@@ -33,19 +50,23 @@ struct ReferenceLibrary {
   std::string log;   // the compiler's message when not
   bool cached = false;
   double ms = 0;     // time spent building (0 when cached)
+  std::vector<std::string> notes;  // for the results of its cases: a damaged cache entry made again
 };
 
-// The library of one reference file, built into cache_dir/references/ (or a temporary folder
-// when cache_dir is empty) unless a library of the same content is there. Never throws.
-ReferenceLibrary build_reference_library(const std::string& file, const std::string& cache_dir);
+// The library of one reference file, built into the cache unless a library of the same content
+// is there and matches its seal (cache_seal.h); one that does not is built again, with a note.
+// A compile past the time limit, or interrupted, is stopped and said in log. Never throws.
+ReferenceLibrary build_reference_library(const std::string& file, const ReferenceBuildOptions& opt);
 
 // Builds the libraries of files, several at once; the result is in the order of files.
-std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const std::string& cache_dir,
-                                                        int jobs);
+std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt);
 
 // Worker side: reference name from the library at path, loaded once per process; an empty path
-// means this program's own (a test binary linked with the references and their exports). Throws
-// std::runtime_error naming the library (not loadable, another ABI, no such reference).
+// means this program's own (a test binary linked with the references and their exports). The
+// library's bytes are read, checked against its seal and loaded from a private copy in memory, so
+// a file damaged or replaced in the cache is never run, and one truncated later cannot fault the
+// worker. Throws std::runtime_error naming the library (damaged, not loadable, another ABI, no
+// such reference).
 const ref::Function* load_reference(const std::string& library, const std::string& name);
 
 // hkcheck's rounding as a reference's Context::round_to uses it.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "expectation.h"
+#include "file_util.h"
 #include "interrupt.h"
 #include "repro.h"
 
@@ -164,6 +165,10 @@ SanitizerRun sanitize_results(const SanitizePlan& plan, const RunOptions& opt, c
     if (!failed && !(plan.every_case && underneath == Status::PASS)) continue;
     fmt::print(stderr, "hkcheck: --sanitize: {} / {}\n", r.kernel, r.case_name);
     const std::string log_dir = fs::absolute(fs::path(out_dir) / repro_subdir(r.kernel, r.case_name) / "sanitizer").string();
+    std::string err;
+    std::vector<std::string> replaced;  // a link in the results folder is never followed
+    if (!make_folder_inside(out_dir, repro_subdir(r.kernel, r.case_name) + "/sanitizer", &err, &replaced)) fmt::print(stderr, "hkcheck: {}\n", err);
+    for (const std::string& line : replaced) fmt::print(stderr, "hkcheck: {}\n", line);
     r.sanitizer = sanitize_case(opt, *tool, plan.tools, *origin[i].first, *origin[i].second, log_dir);
     fail_on_finding(r, *origin[i].first, *origin[i].second, device_arch);
     journal(r);

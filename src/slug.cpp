@@ -1,7 +1,10 @@
 #include "slug.h"
 
+#include "fnv1a.h"
+
 #include <array>
 #include <cctype>
+#include <fmt/format.h>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -44,6 +47,15 @@ std::string device_slug(const std::string& device_name) {
   std::string slug;
   for (const auto& k : kept) slug += (slug.empty() ? "" : "-") + k;
   return slug.empty() ? "gpu" : slug;
+}
+
+std::string file_name_slug(const std::string& text) {
+  std::string slug;
+  for (char ch : text) slug += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '=' ? ch : '_';
+  if (slug == text && !text.empty() && text[0] != '.' && text.size() <= kMaxSlugBytes) return text;
+  if (!slug.empty() && slug[0] == '.') slug[0] = '_';
+  const std::string hash = fmt::format("+{:016x}", fnv1a(text));
+  return slug.substr(0, kMaxSlugBytes - hash.size()) + hash;
 }
 
 }  // namespace hk

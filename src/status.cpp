@@ -13,7 +13,7 @@ constexpr std::array<StatusInfo, kStatusCount> kTable = {{
     {Status::FAIL, "FAIL", true, true, true, J::failure, "31", "an output differs from the reference beyond its tolerance"},
     {Status::CRASH, "CRASH", true, true, true, J::error, "1;31", "the worker died: a GPU fault, a signal, an exit"},
     {Status::TIMEOUT, "TIMEOUT", true, true, true, J::error, "1;31", "no result within --timeout; the worker was killed"},
-    {Status::SKIP, "SKIP", false, false, true, J::skipped, "33", "not run here: no device, a hardware limit, another tier"},
+    {Status::SKIP, "SKIP", false, false, true, J::skipped, "33", "not run here: no device, a hardware limit, another tier, the other vendor's kernel"},
     {Status::COMPILE_ERROR, "COMPILE_ERROR", true, true, true, J::error, "35", "the kernel does not compile"},
     {Status::ERROR, "ERROR", true, true, true, J::error, "35", "the case could not be judged: a manifest, a reference, the harness"},
     {Status::FLAKY, "FLAKY", true, true, false, J::failure, "31", "launches of the same inputs disagree"},

@@ -16,6 +16,12 @@ const std::vector<Target>& targets() {
       {"sm_100", "nvidia", "NVIDIA B200", 32, 49152, 232448, 255, 1024},
       {"gfx90a", "amd", "AMD Instinct MI200 (CDNA2)", 64, 65536, 65536, 512, 1024},
       {"gfx942", "amd", "AMD Instinct MI300 / MI325X (CDNA3)", 64, 65536, 65536, 512, 1024},
+      // gfx950: wavefront 64 and 160 KiB of LDS (the MI355X row of ROCm's "GPU hardware
+      // specifications" table, which gives 64 KiB for gfx942); all of it to one workgroup, 163840
+      // bytes (LLVM's AMDGPU backend refuses a gfx950 kernel with more: "local memory (...)
+      // exceeds limit (163840)"). 512 VGPRs per lane, AGPRs included: that table's VGPR file,
+      // 512 KiB per CU = 4 SIMDs x 512 registers x 64 lanes x 4 bytes, as on gfx942. 1024
+      // work-items per workgroup, the AMDGPU backend's largest flat workgroup size.
       {"gfx950", "amd", "AMD Instinct MI355X (CDNA4)", 64, 163840, 163840, 512, 1024},
   };
   return t;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "backends/host/isolated_backend.h"
 #include "case_exec.h"
 #include "case_job.h"
 #include "parallel_for.h"
@@ -53,9 +54,18 @@ int run_worker(const WorkerOptions& opt) {
     chan.send({{"type", "hello"}, {"ok", false}, {"error", why}});
     return 0;
   }
+  // A host kernel is native code: it runs in a process of its own, apart from the verdict.
+  std::string apart;
+  try {
+    if (be->device().backend == "host") apart = isolate_host_kernels(be);
+  } catch (const std::exception& e) {
+    chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
+    return 0;
+  }
   DeviceInfo dev = be->device();
   // "auto" fell back to the CPU: say why no GPU was used, for the run's metadata.
   if (opt.backend == "auto" && dev.backend == "host" && !why.empty()) dev.note = "no GPU backend could be used: " + why;
+  if (!apart.empty()) dev.note += (dev.note.empty() ? "" : "; ") + apart;
   chan.send({{"type", "hello"}, {"ok", true}, {"device", dev}});
 
   CompileCache cache(opt.cache_dir);

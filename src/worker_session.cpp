@@ -5,8 +5,10 @@
 #include <random>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sys/prctl.h>
 
 #include "interrupt.h"
+#include "output_check.h"
 #include "worker.h"
 #include "subprocess.h"
 
@@ -122,6 +124,9 @@ WorkerSession::~WorkerSession() { close(); }
 
 std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   discard();
+  // A host kernel may run as this user (backends/host/kernel_process.h): it must not trace this
+  // process or read its memory (the request ids) and descriptors (the workers' pipes) in /proc.
+  prctl(PR_SET_DUMPABLE, 0);
   try {
     worker_ = std::make_unique<Subprocess>(launch_.argv, kWorkerProtocolFd, launch_.env);
   } catch (const std::exception& e) {
@@ -199,6 +204,10 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       r = msg.at("result").get<CaseResult>();
       if (r.kernel != job.kernel || r.case_name != job.case_name)
         throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
+      // The verdict must follow from the record's own figures by the rule that decided it
+      // (output_check.h): a record that does not was forged or corrupted, and is never a PASS.
+      if (const std::string why = verdict_contradiction(r, job.plan); !why.empty())
+        throw std::runtime_error(fmt::format("the worker reported {}, which its own record contradicts: {}", status_name(r.status), why));
       break;
     }
     note_ignored(r, ignored);

@@ -2,6 +2,8 @@
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
 #include "case_exec.h"
+#include "cache_seal.h"
+#include "output_check.h"
 #include "header_fingerprint.h"
 #include "file_util.h"
 
@@ -161,6 +163,20 @@ TEST_F(CaseExec, OutputsThatChangeBetweenLaunchesAreFlaky) {
   EXPECT_EQ(run(kernel("racy2")).status, Status::PASS);
 }
 
+// The parent re-checks every record by the rule that decided it (output_check.h): every verdict
+// the worker reaches must pass that check, or the parent would turn honest results into errors.
+TEST_F(CaseExec, EveryJudgedVerdictFollowsFromItsOwnRecord) {
+  be.kernels["copy"] = copy;
+  be.kernels["wrong"] = [](float* out, const float* x, int n, int) { copy(out, x, n / 2, 0); };
+  be.kernels["past_end"] = [](float* out, const float* x, int n, int) { copy(out, x, n, 0), out[n] = 0.f; };
+  be.kernels["racy"] = [](float* out, const float* x, int n, int launch) { copy(out, x, n, 0), out[0] += static_cast<float>(launch); };
+  for (const char* entry : {"copy", "wrong", "past_end", "racy"}) {
+    const KernelSpec k = kernel(entry, {{"repeat", 2}});
+    const CaseResult r = run(k);
+    EXPECT_EQ(verdict_contradiction(r, plan_case(k, k.cases.at(0))), "") << entry << ": " << status_name(r.status);
+  }
+}
+
 TEST_F(CaseExec, EachLaunchStartsFromTheSameInputsAndPoison) {
   // Writes only on the first launch, and scribbles on its input: a second launch must see the
   // original input and poisoned output again, so its (unwritten) output differs.
@@ -279,10 +295,12 @@ TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
   EXPECT_TRUE(cached) << "a whole entry is reused";
 
   const std::string whole = read_file(dir.path() + "/" + key + ".bin", "cache entry");
+  take_cache_repairs();
   for (const std::string& torn : {whole.substr(0, whole.size() - 1), whole + "x", std::string("sim"), std::string()}) {
     dir.write(key + ".bin", torn);
     EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
     EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
+    EXPECT_EQ(take_cache_repairs().size(), 1u) << "and the case's results say so";
     EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
   }
 }

@@ -2,6 +2,7 @@
 // hipRTC for gfx942) costing one compile, reported, while hkcheck goes on.
 #include <chrono>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -16,8 +17,8 @@ using nlohmann::json;
 
 struct CompileOnly : ::testing::Test {
   test::TempDir dir;
-  int run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {HKCHECK_PATH, "--compile-only", "--manifests", std::string(REPO_DIR) + "/manifests", "--out", dir.path()};
+  int run(const std::vector<std::string>& args, const std::string& manifests = std::string(REPO_DIR) + "/manifests") {
+    std::vector<std::string> argv = {HKCHECK_PATH, "--compile-only", "--manifests", manifests, "--out", dir.path()};
     argv.insert(argv.end(), args.begin(), args.end());
     Subprocess p(argv, 3);
     EXPECT_TRUE(p.wait_for(std::chrono::seconds(120))) << p.output_tail(4000);
@@ -89,6 +90,27 @@ TEST_F(CompileOnly, AHardwareLimitStillSaysTheSourceCompiled) {
     ASSERT_FALSE(c["notes"].empty()) << c.dump();
     EXPECT_NE(c["notes"][0].get<std::string>().find("compiled with hipRTC"), std::string::npos) << c.dump();
   }
+}
+
+// A CUDA-only and a HIP-only kernel, and one whose source #errors unless its own target's defines
+// reach it (tests/fixtures/manifest_targets): each vendor's kernel compiles for its targets, is
+// SKIP NOT_FOR_VENDOR for the other's, and the per-target kernel compiles for both.
+TEST_F(CompileOnly, EachTargetGetsItsOwnKernelsAndDefines) {
+  EXPECT_EQ(run({"--arch", "sm_90,gfx90a"}, std::string(REPO_DIR) + "/tests/fixtures/manifest_targets/manifests"), 0);
+  std::map<std::string, std::string> verdicts;  // "kernel arch" -> "STATUS REASON: message"
+  const json cases = results()["cases"];
+  EXPECT_EQ(cases.size(), 6u) << "one configuration per kernel and target";
+  for (const json& c : cases)
+    verdicts[c["kernel"].get<std::string>() + " " + c["params"]["arch"].get<std::string>()] =
+        c["status"].get<std::string>() + " " + c.value("reason", "") + (c["status"] == "PASS" ? "" : ": " + c.value("message", ""));
+  const std::map<std::string, std::string> expected = {
+      {"targets_cuda_only sm_90", "PASS "},
+      {"targets_cuda_only gfx90a", "SKIP NOT_FOR_VENDOR: the manifest gives this kernel a CUDA file only (\"source\": {\"cuda\": ...}); gfx90a compiles HIP files"},
+      {"targets_hip_only sm_90", "SKIP NOT_FOR_VENDOR: the manifest gives this kernel a HIP file only (\"source\": {\"hip\": ...}); sm_90 compiles CUDA files"},
+      {"targets_hip_only gfx90a", "PASS "},
+      {"targets_per_target_defines sm_90", "PASS "},
+      {"targets_per_target_defines gfx90a", "PASS "}};
+  EXPECT_EQ(verdicts, expected);
 }
 
 #endif

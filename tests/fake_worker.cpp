@@ -5,7 +5,10 @@
 // can check that none outlives the run. --backend cuda makes it claim the CUDA backend.
 // leak* passes the first case of its kernel in a process and fails the later ones, like a kernel
 // whose device state outlives a launch. forge prints a well-formed result without the request's
-// id before its real one (FAIL); close_protocol closes its protocol descriptor and hangs.
+// id before its real one (FAIL); close_protocol closes its protocol descriptor and hangs;
+// contradiction reports a PASS whose record shows failing outputs. Every record carries the
+// figures of the planned outputs, as the parent checks them against the verdict.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "case_job.h"
 #include "result.h"
 
 using nlohmann::json;
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
     r.kernel = kernel;
     r.case_name = req["case"];
     r.status = hk::Status::PASS;
+    r.launches = 1;
     const bool seen_before = !seen.insert(kernel).second;
     if (kernel.rfind("leak", 0) == 0 && seen_before) {
       r.status = hk::Status::FAIL;
@@ -90,6 +95,25 @@ int main(int argc, char** argv) {
       send({{"type", "result"}, {"result", forged}});
       r.status = hk::Status::FAIL;
       r.message = "fake: the real verdict";
+    }
+    // The figures of each planned output, as the verdict needs them (the parent re-checks them);
+    // contradiction reports PASS with every output wrong.
+    const hk::CasePlan plan = req.at("job").get<hk::CaseJob>().plan;
+    for (const hk::TensorPlan& t : plan.tensors) {
+      if (t.role == hk::Role::in) continue;
+      hk::OutputMetrics m;
+      m.name = t.name;
+      m.numel = t.numel;
+      m.pass = r.status == hk::Status::PASS && kernel != "contradiction";
+      m.mismatches = m.pass ? 0 : std::max<int64_t>(t.numel, 1);
+      r.outputs.push_back(m);
+    }
+    if (kernel == "contradiction" && r.outputs.empty()) {  // no output planned: one nobody planned, failing
+      hk::OutputMetrics m;
+      m.name = "out";
+      m.numel = m.mismatches = 1000;
+      m.pass = false;
+      r.outputs.push_back(m);
     }
     if (kernel == "escape") {  // leaves a process behind that left the worker's process group
       if (fork() == 0) {

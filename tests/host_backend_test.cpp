@@ -271,6 +271,12 @@ TEST(HostBackend, DeclaresTheProfilesLimits) {
   const auto mi = open_backend("host", 0, HostOptions{"mi325x", 1});
   EXPECT_EQ(mi->device().warp_size, 64);
   EXPECT_EQ(mi->device().shared_per_block_optin, 65536);
+  EXPECT_EQ(mi->device().arch, "gfx942");
+  // gfx950: the LDS that lets the big-tile kernels run with 64-lane wavefronts.
+  const auto mi355x = open_backend("host", 0, HostOptions{"mi355x", 1});
+  EXPECT_EQ(mi355x->device().warp_size, 64);
+  EXPECT_EQ(mi355x->device().shared_per_block_optin, 163840);
+  EXPECT_EQ(mi355x->device().arch, "gfx950");
   EXPECT_THROW(open_backend("host", 0, HostOptions{"no_such_gpu", 1}), BackendUnavailable);
 }
 

@@ -130,5 +130,33 @@ TEST(Journal, SomethingElseIsRefused) {
   EXPECT_THROW(read_journal(dir.path() + "/missing.jsonl"), JournalError);
 }
 
+// A journal planted in --out as a link to a file elsewhere: a new run replaces the link, a resumed
+// one refuses it; neither truncates nor appends to what it points at.
+TEST(Journal, NeverWrittenThroughALink) {
+  test::TempDir dir;
+  const std::string victim = dir.write("elsewhere/file", "precious\n");
+  const std::string path = dir.path() + "/results.jsonl";
+  std::filesystem::create_symlink(victim, path);
+  EXPECT_THROW(JournalWriter(path, kHeader, true), JournalError);
+  EXPECT_EQ(test::slurp(victim), "precious\n");
+  { JournalWriter w(path, kHeader, false); }
+  EXPECT_EQ(test::slurp(victim), "precious\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(read_journal(path).header.spec.seed, 3u);
+}
+
+// A line is valid UTF-8 whatever bytes a kernel's output put in a message.
+TEST(Journal, LinesAreUtf8) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/results.jsonl";
+  {
+    JournalWriter w(path, kHeader, false);
+    JournaledCase c = result("a", Status::CRASH);
+    c.result.message = "its output: \xff";
+    w.append(c);
+  }
+  EXPECT_EQ(read_journal(path).cases.at(0).result.message, "its output: \\xff");
+}
+
 }  // namespace
 }  // namespace hk

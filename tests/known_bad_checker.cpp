@@ -171,6 +171,23 @@ const std::map<std::string, DetailCheck>& detail_checks() {
          if (out.value("unwritten", -1) != 0 || out.value("nonfinite", -1) != 0 || 2 * out.value("mismatches", 0) <= out.value("numel", 0))
            p.push_back("out should be written and finite with most values wrong, got " + out.dump());
        }},
+      {"kb_mla_wave64_denominator",
+       [](const json& c, Problems& p) {
+         // gfx942: its 69,632 bytes of shared memory do not fit. gfx950: 64 lanes count every
+         // token twice in the softmax denominator, so every output is half the expected one
+         // (relative L2 error 0.5), all of them written and finite.
+         if (c.value("actual_status", json()) == "SKIP") {
+           const json& lim = c.value("limit", json());
+           if (lim.is_null() || lim.value("requested", 0) != 69632 || lim.value("limit", 0) != 65536)
+             p.push_back("limit should show 69632 bytes requested of 65536, got " + lim.dump());
+           return;
+         }
+         const json& out = first_output(c);
+         const double rel_l2 = out.value("rel_l2", 0.0);
+         if (rel_l2 < 0.49 || rel_l2 > 0.51 || out.value("unwritten", -1) != 0 || out.value("nonfinite", -1) != 0 ||
+             100 * out.value("mismatches", 0) < 99 * out.value("numel", 0))
+           p.push_back("every output should be written, finite and half the expected value (rel L2 0.5), got " + out.dump());
+       }},
       {"fault_endless",
        [](const json& c, Problems& p) {
          // The kernel's timeout is 3 s, counted from the request; the verdict must come within a

@@ -23,7 +23,9 @@ json case_json(const std::string& kernel, const std::string& status, const json&
           {"repeat_diffs", json::array()}, {"limit", nullptr}, {"timings_ms", {{"wall", 10.0}}}};
 }
 
-json checker_run_of(std::vector<json> cases) { return {{"run", {{"device", {{"arch", "sm_90"}}}}}, {"cases", cases}}; }
+json checker_run_of(std::vector<json> cases, const std::string& arch = "sm_90") {
+  return {{"run", {{"device", {{"arch", arch}}}}}, {"cases", cases}};
+}
 
 TEST(KnownBadChecker, AcceptsTheDeclaredVerdicts) {
   const std::vector<KernelSpec> corpus = {kernel("fault_copy_ok", {}), kernel("kb_write_past_end", {{"FAIL", "", "x"}})};
@@ -54,6 +56,26 @@ TEST(KnownBadChecker, SkipReasonsAreTheVerdictUnderneath) {
   EXPECT_TRUE(test::check_known_bad_run(checker_run_of({c}), corpus).empty());
   c["reason"] = "HW_LIMIT";
   EXPECT_EQ(test::check_known_bad_run(checker_run_of({c}), corpus).size(), 1u);
+}
+
+// The wave64-only MLA bug: PASS is required where no expectation applies (sm_90); on gfx950 the
+// FAIL must be the halved outputs, on gfx942 the shared memory over 64 KiB.
+TEST(KnownBadChecker, ExpectationsPerArchForTheWave64OnlyBug) {
+  const std::vector<KernelSpec> corpus = {
+      kernel("kb_mla_wave64_denominator", {{"FAIL", "gfx950", "x"}, {"HW_LIMIT", "gfx942", "x"}})};
+  json halved = case_json("kb_mla_wave64_denominator", "XFAIL", "FAIL");
+  halved["outputs"] = {{{"rel_l2", 0.5}, {"unwritten", 0}, {"nonfinite", 0}, {"mismatches", 16381}, {"numel", 16384}}};
+  EXPECT_TRUE(test::check_known_bad_run(checker_run_of({halved}, "gfx950"), corpus).empty());
+  json other = halved;  // failing, but not by halving every output
+  other["outputs"][0]["rel_l2"] = 0.1;
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({other}, "gfx950"), corpus).size(), 1u);
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({halved}, "sm_90"), corpus).size(), 1u);
+  EXPECT_TRUE(test::check_known_bad_run(checker_run_of({case_json("kb_mla_wave64_denominator", "PASS")}, "sm_90"), corpus).empty());
+  json skip = case_json("kb_mla_wave64_denominator", "XFAIL", "SKIP");
+  skip["reason"] = "HW_LIMIT";
+  skip["limit"] = {{"requested", 69632}, {"limit", 65536}, {"over_by", 4096}};
+  EXPECT_TRUE(test::check_known_bad_run(checker_run_of({skip}, "gfx942"), corpus).empty());
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({skip}, "gfx950"), corpus).size(), 1u);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case_plan.h"
+#include "compile_target.h"
 #include "generator.h"
 #include "test_util.h"
 
@@ -222,7 +223,7 @@ TEST_F(Fixture, ASourcePerVendorIsChosenByTheRun) {
   ASSERT_TRUE(m.errors.empty()) << m.errors[0];
   EXPECT_EQ(std::filesystem::path(m.kernels[0].source).filename(), "k.cu") << "CUDA's until a run chooses";
   EXPECT_EQ(std::filesystem::path(source_for(m.kernels[0], vendor_of_arch("gfx942"))).filename(), "k.hip");
-  use_vendor_sources(m.kernels, "hip");
+  use_compile_target(m.kernels, run_target("hip", "gfx942", "hip"));
   EXPECT_EQ(std::filesystem::path(m.kernels[0].source).filename(), "k.hip");
   EXPECT_EQ(vendor_of_arch("sm_90"), "cuda");
 

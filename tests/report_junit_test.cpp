@@ -50,10 +50,25 @@ TEST(ReportJunit, ExpectedFailuresAreSkippedWithTheirReason) {
 }
 
 TEST(ReportJunit, TextCannotBreakTheXml) {
-  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>\x01\x1b\n"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;??\n");
+  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>\x01\x1b\n"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\\x01\\x1b\n");
   const std::string x = results_junit(RunInfo{}, {make("k<1>", "n=\"2\"", Status::ERROR, "bad\x07 byte")});
   EXPECT_NE(x.find("classname=\"k&lt;1&gt;\" name=\"n=&quot;2&quot;\""), std::string::npos) << x;
   EXPECT_EQ(x.find('\x07'), std::string::npos);
+}
+
+// A kernel's output with bytes that are not UTF-8, characters XML 1.0 cannot hold and a CDATA end:
+// the report stays UTF-8 and holds none of them raw.
+TEST(ReportJunit, KernelOutputCannotMakeItIllFormed) {
+  CaseResult r = make("k\xff", "c\x01", Status::CRASH, "its output: \xff\xfe\x0b ]]> </error> \xef\xbf\xbf\r\n");
+  r.compile_log = "\xc0\x80";
+  r.notes = {"note \x1b[31m"};
+  const std::string x = results_junit(RunInfo{}, {r});
+  EXPECT_TRUE(is_valid_utf8(x)) << x;
+  for (const unsigned char c : x) EXPECT_TRUE(c >= 0x20 || c == '\n' || c == '\t') << "a control character " << int(c);
+  EXPECT_EQ(x.find("]]>"), std::string::npos);
+  EXPECT_EQ(x.find("\xef\xbf\xbf"), std::string::npos) << "U+FFFF is not an XML character";
+  EXPECT_EQ(count(x, "</error>"), 1u);
+  EXPECT_NE(x.find("classname=\"k\\xff\" name=\"c\\x01\""), std::string::npos) << x;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+#include "report_text.h"
 #include "test_util.h"
 
 namespace hk {
@@ -94,6 +95,23 @@ TEST(Report, MarkdownHasSummaryTableAndFailureSections) {
   EXPECT_EQ(md.find("### rmsnorm"), std::string::npos);  // passing cases get no section
 }
 
+// A skip the run chose (the other vendor's kernel) is counted, not listed among the cases that
+// did not pass; a hardware limit is listed.
+TEST(Report, AKernelOfTheOtherVendorIsCountedNotListed) {
+  std::vector<CaseResult> results = sample_results();
+  CaseResult other;
+  other.kernel = "cuda_only";
+  other.case_name = "n=5";
+  other.status = Status::SKIP;
+  other.reason = "NOT_FOR_VENDOR";
+  other.message = "the manifest gives this kernel a CUDA file only";
+  results.push_back(other);
+  const std::string md = results_markdown(sample_run(), results);
+  EXPECT_NE(md.find("5 cases: 1 PASS, 1 FAIL, 1 CRASH, 0 TIMEOUT, 2 SKIP"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| cuda_only | n=5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ff_fused | big |"), std::string::npos) << md;
+}
+
 // A run of 3,000 failures still fits a pull-request comment, and says where the rest is.
 TEST(Report, MarkdownFitsACommentHoweverManyCasesFail) {
   std::vector<CaseResult> many;
@@ -118,6 +136,62 @@ TEST(Report, WritingReplacesAtomically) {
   EXPECT_EQ(nlohmann::json::parse(in)["summary"]["total"], 0);
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << "left behind: " << e.path();
+}
+
+// What a kernel controls, made to break the reports: bytes that are not UTF-8, a code fence, a
+// heading, a mention and HTML, in its output (the CRASH message), its compiler's log, its notes
+// and its case's name.
+CaseResult hostile_case() {
+  CaseResult r;
+  r.kernel = "k";
+  r.case_name = "c\n# Case heading @octocat <b>x</b>";
+  r.status = Status::CRASH;
+  r.message = "its output: \xff\xfe\n```\n# Injected heading\n@octocat <img src=x onerror=alert(1)>\n``````\n";
+  r.compile_log = "k.cu(1): #error ```` @octocat \xc0\n";
+  r.notes = {"worker output: \n## Note heading @octocat\r\n"};
+  return r;
+}
+
+// The lines of md outside fenced code blocks, as a CommonMark reader sees the fences.
+std::vector<std::string> prose_lines(const std::string& md) {
+  std::vector<std::string> prose;
+  std::string fence;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    const size_t ticks = line.find_first_not_of('`');
+    const size_t run = ticks == std::string::npos ? line.size() : ticks;
+    if (fence.empty() && run >= 3) fence = line.substr(0, run);
+    else if (!fence.empty() && run >= fence.size() && line.find_first_not_of(" \t", run) == std::string::npos) fence.clear();
+    else if (fence.empty()) prose.push_back(line);
+  }
+  EXPECT_TRUE(fence.empty()) << "a code block is never closed";
+  return prose;
+}
+
+TEST(Report, KernelTextCannotBreakTheMarkdown) {
+  const std::string md = results_markdown(sample_run(), {hostile_case()});
+  EXPECT_TRUE(is_valid_utf8(md));
+  EXPECT_NE(md.find("\\xff\\xfe"), std::string::npos) << "bytes that are not UTF-8 are shown escaped";
+  EXPECT_EQ(md.find('\r'), std::string::npos);
+  for (const std::string& line : prose_lines(md)) {
+    EXPECT_EQ(line.find("@octocat"), std::string::npos) << "a mention outside code: " << line;
+    EXPECT_EQ(line.find("<img"), std::string::npos) << "HTML outside code: " << line;
+    EXPECT_EQ(line.find("<b>"), std::string::npos) << "HTML outside code: " << line;
+    EXPECT_NE(line.rfind("# Injected", 0), 0u) << "the kernel's heading: " << line;
+    EXPECT_NE(line.rfind("# Case heading", 0), 0u) << "the case name's heading: " << line;
+    EXPECT_NE(line.rfind("## Note heading", 0), 0u) << "the note's heading: " << line;
+  }
+}
+
+TEST(Report, JsonEscapesBytesThatAreNotUtf8) {
+  test::TempDir dir;
+  std::string err;
+  ASSERT_TRUE(write_reports(dir.path(), sample_run(), {hostile_case()}, &err)) << err;
+  const std::string text = test::slurp(dir.path() + "/test_results.json");
+  EXPECT_TRUE(is_valid_utf8(text));
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_NE(j["cases"][0]["message"].get<std::string>().find("\\xff\\xfe"), std::string::npos) << "escaped, as in the markdown";
+  EXPECT_TRUE(is_valid_utf8(test::slurp(dir.path() + "/test_results.md")));
 }
 
 TEST(Report, UnwritableFolderIsAnError) {

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "compile_target.h"
 #include "generator.h"
 #include "test_util.h"
 
@@ -20,10 +22,10 @@ using nlohmann::json;
 
 using test::slurp;
 
-ReproSettings repro_settings(uint64_t seed, const std::string& backend) {
+ReproSettings repro_settings(uint64_t seed, const std::string& backend, const std::string& arch = "sm_90") {
   ReproSettings s;
   s.spec.seed = seed, s.spec.backend = backend;
-  s.arch = "sm_90", s.hkcheck_exe = "/opt/hkcheck";
+  s.arch = arch, s.hkcheck_exe = "/opt/hkcheck";
   return s;
 }
 
@@ -124,6 +126,44 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
 }
 
+// A repro folder's manifest holds the defines and options of the target that failed, written
+// without sections: its rerun compiles as the run did, whatever target it runs on (rerun.sh on
+// the host backend takes the default profile, say).
+TEST(Repro, ManifestHoldsTheRunsTargetsDefinesAndOptions) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "// kernel text\n");
+  dir.write("m/inc/a.h", "\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy",
+    "defines": {"T": "$dtype", "gfx942": {"CDNA": 3}, "sm_90": {"CDNA": 0}, "hip": {"WAVE": "${n}"}},
+    "options": {"all": ["-O2"], "hip": ["-isystem", "inc"], "hiprtc": ["-Xclang", "-fno-x"]},
+    "params": {"n": 64, "dtype": "f32"},
+    "cases": [{"name": "small", "params": {}}],
+    "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x"],
+    "launch": {"grid": [1], "block": [32]}
+  })J");
+  ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  use_compile_target(load.kernels, run_target("host", "gfx942", ""));  // --backend host --host-profile mi325x
+  const KernelSpec& k = load.kernels[0];
+  const std::string out = dir.path() + "/r";
+  write_repro(out, k, k.cases[0], repro_settings(1, "host", "gfx942"));
+
+  const std::string inc = fs::absolute(dir.path() + "/m/inc").lexically_normal().string();
+  const std::string opts = slurp(out + "/compile_options.txt");
+  EXPECT_NE(opts.find("-DCDNA=3\n-DT=f32\n-DWAVE=64\n"), std::string::npos) << opts;
+  EXPECT_NE(opts.find("-O2\n-isystem\n" + inc + "\n"), std::string::npos) << opts;
+  EXPECT_EQ(opts.find("-Xclang"), std::string::npos) << "hipRTC's options are not the host compiler's: " << opts;
+
+  ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  use_compile_target(again.kernels, run_target("host", "sm_90", ""));  // the rerun's default profile
+  EXPECT_EQ(again.kernels[0].defines, k.defines);
+  EXPECT_EQ(again.kernels[0].compile_options, k.compile_options);
+}
+
 TEST(Repro, WorkerOutputHoldsGotAndExpected) {
   test::TempDir dir;
   TensorPlan t;
@@ -196,6 +236,63 @@ TEST(Repro, RerunShCarriesEverySettingOfTheRun) {
   const ManifestLoad again = load_manifest(out + "/manifest.json");
   ASSERT_TRUE(again.errors.empty()) << again.errors[0];
   EXPECT_EQ(again.kernels[0].reference_source, m["kernels"][0]["reference_source"]);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// A kernel of two input tensors named to collide as file names, for the repro tests below.
+ManifestLoad colliding_kernel(const test::TempDir& dir, const std::string& source, const std::string& case_name) {
+  dir.write("m/" + source, "#include \"hkcheck.h\"\n");
+  json kernel = json::parse(R"J({
+    "name": "k", "entry": "copy", "reference": "copy", "params": {"n": 4},
+    "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "p/q", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "p_q", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "uniform"}},
+                {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", "p/q", "p_q", {"dtype": "i32", "value": "n"}], "launch": {"grid": [1], "block": [32]}
+  })J");
+  kernel["source"] = source;
+  kernel["cases"] = json::array({json{{"name", case_name}, {"params", json::object()}}});
+  return load_manifest(dir.write("m/k.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+}
+
+TEST(Repro, NamesThatSlugAlikeOrRunLongGetFoldersAndFilesOfTheirOwn) {
+  EXPECT_NE(repro_subdir(".w", "c"), repro_subdir("_.w", "c"));
+  EXPECT_NE(repro_subdir("k", "p/q"), repro_subdir("k", "p_q"));
+  const std::string long_dir = repro_subdir(std::string(256, 'k'), std::string(300, 'c'));
+  for (const auto& part : fs::path(long_dir)) EXPECT_LE(part.string().size(), 200u) << long_dir;
+  EXPECT_NE(repro_subdir(std::string(256, 'k'), std::string(300, 'c')), repro_subdir(std::string(256, 'k'), std::string(300, 'c') + "d"));
+
+  test::TempDir dir;
+  const ManifestLoad load = colliding_kernel(dir, "k.cu", std::string(300, 'c'));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  const std::string out = dir.path() + "/" + repro_subdir("k", load.kernels[0].cases[0].name);
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], repro_settings(1, "host"));
+  std::set<std::string> tensors;
+  for (const auto& e : fs::directory_iterator(out + "/inputs")) tensors.insert(read_tensor_file(e.path().string()).name);
+  EXPECT_EQ(tensors, (std::set<std::string>{"x", "p/q", "p_q"})) << "one input file per tensor";
+}
+
+TEST(Repro, CopiesKeepTheirSourcesModeAndNeverTakeTheFoldersOwnNames) {
+  test::TempDir dir;
+  const ManifestLoad load = colliding_kernel(dir, "rerun.sh", "c");
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  fs::permissions(dir.path() + "/m/rerun.sh", fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(dir.path() + "/m/k.json", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const std::string out = dir.path() + "/r";
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], repro_settings(1, "host"));
+  EXPECT_EQ(fs::status(out + "/kernel_source.sh").permissions(), fs::perms::owner_read | fs::perms::owner_write)
+      << "a private kernel stays private";
+  EXPECT_EQ(fs::status(out + "/manifest.json").permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(slurp(out + "/kernel_source.sh"), "#include \"hkcheck.h\"\n");
+  EXPECT_NE(slurp(out + "/rerun.sh").find("exec"), std::string::npos) << "rerun.sh is the folder's own";
+  const ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  EXPECT_EQ(fs::path(again.kernels[0].source).filename(), "kernel_source.sh");
 }
 
 }  // namespace

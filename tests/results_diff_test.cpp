@@ -51,6 +51,17 @@ TEST(ResultsDiff, CasesNotRunInBothAreListedNotCompared) {
   EXPECT_EQ(d.missing.size(), 3u);
 }
 
+// A kernel with one vendor's file passes on that vendor's GPU and is SKIP NOT_FOR_VENDOR on the
+// other's: not run there, not a regression.
+TEST(ResultsDiff, AKernelOfTheOtherVendorIsNotRunNotARegression) {
+  const ResultsDiff d = diff_results(diff_run_of({c("cuda_only", "1", "PASS"), c("k", "1", "PASS")}),
+                                     diff_run_of({c("cuda_only", "1", "SKIP", "NOT_FOR_VENDOR"), c("k", "1", "PASS")}));
+  EXPECT_EQ(d.compared, 1);
+  EXPECT_TRUE(d.changed.empty());
+  ASSERT_EQ(d.missing.size(), 1u);
+  EXPECT_EQ(d.missing[0].kernel, "cuda_only");
+}
+
 TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
   const CaseResult crash = xfail("1", Status::CRASH), timeout = xfail("1", Status::TIMEOUT);
   const ResultsDiff d = diff_results(diff_run_of({crash}), diff_run_of({timeout}));

@@ -139,6 +139,19 @@ TEST(RunnerPool, AFailureConfirmedAloneKeepsItsVerdict) {
   EXPECT_TRUE(noted);
 }
 
+// A PASS whose record shows a failing output (forged, or corrupted on its way) is a harness error.
+TEST(RunnerPool, APassItsOwnRecordContradictsIsAHarnessError) {
+  Pool p;
+  p.add("contradiction");
+  p.add("ok_after");
+  p.run(options());
+  EXPECT_EQ(p.results[0].status, Status::ERROR);
+  EXPECT_NE(p.results[0].message.find("harness error: the worker reported PASS, which its own record contradicts"), std::string::npos)
+      << p.results[0].message;
+  EXPECT_EQ(p.results[1].status, Status::PASS) << p.results[1].message;
+  EXPECT_EQ(p.workers_started, 2u) << "the worker that sent it is not trusted with another case";
+}
+
 TEST(RunnerPool, JobsRunWorkersSideBySide) {
   Pool p;
   for (const char* k : {"slow_a", "slow_b", "slow_c", "slow_d"}) p.add(k, 2);

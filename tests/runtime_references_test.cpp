@@ -26,10 +26,10 @@ TEST(RuntimeReferences, ANewReferenceIsBuiltCachedAndRuns) {
   const ReferenceIndex idx = scan_references({project.path() + "/refs"}, {});
   ASSERT_TRUE(idx.errors.empty()) << idx.errors.at(0);
   ASSERT_EQ(idx.file_of.count("scale_by_three"), 1u);
-  const ReferenceLibrary lib = build_reference_library(idx.file_of.at("scale_by_three"), cache.path());
+  const ReferenceLibrary lib = build_reference_library(idx.file_of.at("scale_by_three"), {cache.path()});
   ASSERT_TRUE(lib.ok) << lib.log;
   EXPECT_FALSE(lib.cached);
-  const ReferenceLibrary again = build_reference_library(file, cache.path());
+  const ReferenceLibrary again = build_reference_library(file, {cache.path()});
   EXPECT_TRUE(again.ok && again.cached) << "the same content is not compiled twice";
   EXPECT_EQ(again.path, lib.path);
 
@@ -41,14 +41,14 @@ TEST(RuntimeReferences, ANewReferenceIsBuiltCachedAndRuns) {
   EXPECT_THROW(load_reference(lib.path, "no_such"), std::runtime_error);
 
   project.write("refs/mine.cpp", std::string(kScale) + "// edited\n");
-  EXPECT_FALSE(build_reference_library(file, cache.path()).cached) << "an edited file is compiled again";
+  EXPECT_FALSE(build_reference_library(file, {cache.path()}).cached) << "an edited file is compiled again";
 }
 
 TEST(RuntimeReferences, ABrokenFileCostsOnlyItsOwnReferences) {
   test::TempDir project, cache;
   const std::string good = project.write("good.cpp", kScale);
   const std::string bad = project.write("bad.cpp", "#include \"reference.h\"\nHK_REFERENCE(broken) { ctx.matrix(\"out\") = oops; }\n");
-  const auto libs = build_reference_libraries({bad, good}, cache.path(), 2);
+  const auto libs = build_reference_libraries({bad, good}, {cache.path(), "", 2});
   ASSERT_EQ(libs.size(), 2u);
   EXPECT_FALSE(libs[0].ok);
   EXPECT_NE(libs[0].log.find("bad.cpp:2"), std::string::npos) << libs[0].log;

@@ -3,13 +3,15 @@
 // threads as fibers (backends/host/block_scheduler). Limits come from a declared profile
 // (host_profile.h), so HW_LIMIT verdicts match the GPU the profile describes.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <deque>
-#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -122,6 +124,7 @@ class HostBackend final : public Backend {
 
   ~HostBackend() override {
     for (void* h : libraries_) dlclose(h);
+    for (int fd : library_fds_) close(fd);
     for (const auto& [p, block] : allocations_) host::guarded_free(block);
   }
 
@@ -130,25 +133,27 @@ class HostBackend final : public Backend {
   CompileOutput compile(const CompileRequest& request) override { return compiler_->compile(request); }
 
   Kernel load(const std::string& binary, const std::string& symbol) override {
-    // dlopen knows a library by its path and hands back an already loaded one for a known path
-    // (libraries with thread-local storage are never unloaded), so every load gets a path never
-    // used before in this process. The file is unlinked once loaded.
-    static std::atomic<unsigned> loads{0};
-    std::string path = (std::filesystem::temp_directory_path() /
-                        fmt::format("hkcheck-kernel-{}-{}-XXXXXX.so", getpid(), loads++)).string();
-    const int fd = mkstemps(path.data(), 3);
-    if (fd < 0) throw BackendError(fmt::format("cannot create {}: {}", path, std::strerror(errno)), false);
+    // The library is loaded from a memfd, never a file: a kernel process running as nobody may
+    // have no folder it can write (kernel_server.h). dlopen knows a library by its path and hands
+    // back an already loaded one for a known path, so each load gets a descriptor number never
+    // used before, kept open as long as the library is loaded (libraries with thread-local
+    // storage are never unloaded).
+    const int fd = memfd_create("hkcheck-kernel", MFD_CLOEXEC);
+    if (fd < 0) throw BackendError(fmt::format("cannot create a memfd for the kernel library: {}", std::strerror(errno)), false);
     bool written = true;
     for (size_t off = 0; off < binary.size() && written;) {
       const ssize_t n = ::write(fd, binary.data() + off, binary.size() - off);
       written = n > 0;
       off += written ? static_cast<size_t>(n) : 0;
     }
+    const int kept = written ? fcntl(fd, F_DUPFD_CLOEXEC, next_library_fd_) : -1;
+    const std::string why = kept < 0 ? std::strerror(errno) : "";
     close(fd);
-    void* lib = written ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
-    const std::string why = written ? (lib ? "" : dlerror()) : std::strerror(errno);
-    unlink(path.c_str());
-    if (!lib) throw BackendError(fmt::format("cannot load the kernel library: {}", why), false);
+    if (kept < 0) throw BackendError(fmt::format("cannot keep the kernel library's memfd: {}", why), false);
+    next_library_fd_ = kept + 1;
+    library_fds_.push_back(kept);
+    void* lib = dlopen(fmt::format("/proc/self/fd/{}", kept).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) throw BackendError(fmt::format("cannot load the kernel library: {}", dlerror()), false);
     libraries_.push_back(lib);
     const auto* abi = static_cast<const int*>(dlsym(lib, "hk_host_abi"));
     const auto* warp = static_cast<const int*>(dlsym(lib, "hk_host_warp_size"));
@@ -244,6 +249,8 @@ class HostBackend final : public Backend {
   hk_host_runtime runtime_{};
   DeviceInfo info_;
   std::vector<void*> libraries_;
+  std::vector<int> library_fds_;  // the memfds the libraries were loaded from
+  int next_library_fd_ = 64;      // the lowest number the next one may take
   std::deque<LoadedKernel> kernels_;
   std::map<void*, host::GuardedBlock> allocations_;  // alloc and free come from the worker's one thread
 };

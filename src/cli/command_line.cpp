@@ -84,7 +84,7 @@ void add_device(CLI::App& app, Settings& s) {
       ->check(CLI::IsMember(profiles));
   app.add_option("--source", s.source_vendor,
                  "For kernels with a file per vendor (\"source\": {\"cuda\": ..., \"hip\": ...}): which to run. Default: the "
-                 "device's vendor (hip for AMD GPUs and --host-profile mi325x, cuda otherwise)")
+                 "device's vendor (hip for AMD GPUs and the AMD host profiles mi325x and mi355x, cuda otherwise)")
       ->check(CLI::IsMember({"cuda", "hip"}));
   app.add_option("--host-threads", s.host.threads, "OS threads the host backend runs blocks on (0: one per core)")
       ->capture_default_str()
@@ -96,6 +96,9 @@ void add_run(CLI::App& app, Settings& s) {
                  "Kernel project folder holding manifests/, kernels/, references/ (default: the current folder when it holds manifests/)");
   app.add_option("--manifests", s.manifest_dir, "Folder of manifests (default: manifests/ of the project)");
   app.add_option("--timeout", s.timeout, "Seconds allowed per case before it is killed (TIMEOUT)")->capture_default_str()->check(timeout_check());
+  app.add_option("--compile-timeout", s.compile_timeout, "Seconds a reference library's compile may take before it is stopped")
+      ->capture_default_str()
+      ->check(timeout_check());
   app.add_option("--repeat", s.repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));

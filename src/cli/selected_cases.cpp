@@ -6,6 +6,7 @@
 #include <set>
 
 #include "case_filter.h"
+#include "report_text.h"
 #include "seed_sweep.h"
 #include "shard.h"
 
@@ -84,7 +85,7 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
   // A broken manifest is reported and the rest still run.
   out.loaded = load_manifests(s.manifest_dir);
   out.references = find_references(out.loaded, out.project);
-  for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", e);
+  for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", terminal_line(e));  // names are the manifest's text
   try {
     if (!s.seeds.empty()) out.seeds = parse_seed_list(s.seeds);
   } catch (const std::invalid_argument& e) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "backends/host/bounded_command.h"
 #include "worker.h"
 
 namespace hk {
@@ -51,6 +52,7 @@ struct Settings {
   std::vector<std::string> diff_files;   // --diff A B
   HostOptions host;
   double timeout = 30;
+  double compile_timeout = host::kDefaultCompileLimitSeconds;  // each reference library's compile
   uint64_t seed = 0;
   std::string seeds;  // --seeds text
   int device = 0;

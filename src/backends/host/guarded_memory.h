@@ -18,4 +18,12 @@ struct GuardedBlock {
 GuardedBlock guarded_alloc(size_t bytes);
 void guarded_free(const GuardedBlock& block);
 
+// Shared memory (a memfd) for a buffer that two processes see: the worker judges what the kernel
+// process writes (kernel_process.h). The file holds guarded_file_bytes(bytes) bytes, the buffer
+// starting guarded_data_offset(bytes) into it, so that its end touches the guard pages.
+size_t guarded_file_bytes(size_t bytes);
+size_t guarded_data_offset(size_t bytes);
+// The file mapped between guard pages, as guarded_alloc lays out its memory; nullptr data on failure.
+GuardedBlock guarded_map(int fd, size_t bytes);
+
 }  // namespace hk::host

@@ -1,9 +1,6 @@
 #include "backends/host/host_compiler.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,85 +19,11 @@
 #include "backends/host/source_rewrite.h"
 #include "file_util.h"
 
-extern char** environ;
-
 namespace hk::host {
 namespace fs = std::filesystem;
 namespace {
 
-struct Ran {
-  bool started = false;
-  int exit_code = -1;
-  std::string output;
-};
-
-// argv[0] as execvp would find it, resolved before a fork (the child may not allocate).
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path ? path : "/usr/bin:/bin";
-  while (!dirs.empty()) {
-    const size_t colon = dirs.find(':');
-    const std::string dir(dirs.substr(0, colon));
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) break;
-    dirs.remove_prefix(colon + 1);
-  }
-  return "";
-}
-
-// Runs argv with stdout and stderr into one file, and waits. The compiler dies with the thread
-// that started it (PR_SET_PDEATHSIG): a worker killed mid-compile, or a parent killed by SIGKILL,
-// leaves no compiler running. That takes fork, since posix_spawn cannot set it; the child makes
-// only async-signal-safe calls before exec, and the compiler uses no GPU.
-Ran run_capture(const std::vector<std::string>& argv, const std::string& log_path) {
-  Ran r;
-  const std::string program = find_program(argv.at(0));
-  if (program.empty()) {
-    r.output = fmt::format("cannot run '{}': not found in PATH", argv[0]);
-    return r;
-  }
-  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (log_fd < 0 || null_fd < 0) {
-    r.output = fmt::format("cannot open {} for the compiler's output: {}", log_path, std::strerror(errno));
-    if (log_fd >= 0) close(log_fd);
-    if (null_fd >= 0) close(null_fd);
-    return r;
-  }
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // the parent died before the line above
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
-    execv(program.c_str(), cargv.data());
-    const char msg[] = "cannot execute the compiler\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(127);
-  }
-  close(log_fd), close(null_fd);
-  if (pid < 0) {
-    r.output = fmt::format("cannot run '{}': fork: {}", argv[0], std::strerror(errno));
-    return r;
-  }
-  r.started = true;
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-  std::ifstream in(log_path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.output = ss.str();
-  return r;
-}
+constexpr double kVersionLimitSeconds = 60;
 
 // The log without gcc's "In function ...:" context lines. Line by line, not std::regex: a
 // template error can make a log of megabytes, and libstdc++'s regex recurses per character.
@@ -162,17 +85,21 @@ void write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path) {
-  const Ran r = run_capture(argv, log_path);
-  return CommandRun{r.started, r.exit_code, r.output};
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, double limit_s) {
+  return run_bounded(argv, log_path, limit_s);
 }
 
-CommandRun run_command_into(std::vector<std::string> argv, const std::string& path) {
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, double limit_s, const BeforeRename& before_rename) {
   const std::string tmp = temporary_beside(path);
   argv.insert(argv.end(), {"-o", tmp});
-  CommandRun r = run_command(argv, tmp + ".log");
+  CommandRun r = run_command(argv, tmp + ".log", limit_s);
   std::error_code ec;
   fs::remove(tmp + ".log", ec);
+  std::string refused;
+  if (r.started && r.exit_code == 0 && before_rename && !before_rename(tmp, &refused)) {
+    r.exit_code = -1;
+    r.output += refused;
+  }
   if (r.started && r.exit_code == 0) {
     fs::rename(tmp, path, ec);
     if (!ec) return r;
@@ -191,7 +118,7 @@ CompilerInfo find_compiler() {
   else if (const char* p = std::getenv("CXX"); p && *p) c.path = p;
   else c.path = "c++";
   TempDir dir;
-  const Ran r = run_capture({c.path, "--version"}, dir.path + "/version.txt");
+  const CommandRun r = run_bounded({c.path, "--version"}, dir.path + "/version.txt", kVersionLimitSeconds);
   if (!r.started || r.exit_code != 0)
     throw BackendUnavailable(fmt::format("the host backend needs a C++ compiler: {} (set HKCHECK_HOST_CXX or CXX)",
                                          r.started ? fmt::format("'{} --version' exited with {}", c.path, r.exit_code) : r.output));
@@ -290,7 +217,8 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   argv.insert(argv.end(), {"-shared", "-I", include, "-include", "hk_host.h"});
   argv.insert(argv.end(), split.rest.begin(), split.rest.end());
   argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.so"});
-  const Ran r = run_capture(argv, dir.path + "/compile.log");
+  // No limit of its own: the case's --timeout bounds it (the worker is killed, and the compile with it).
+  const CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
   out.log = r.output;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.

@@ -5,6 +5,9 @@
 // argument array by the kernel's own signature.
 #pragma once
 
+#include "backends/host/bounded_command.h"
+
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,19 +24,16 @@ CompilerInfo find_compiler();
 // clang takes neither g++'s -fno-gnu-unique nor its .gch precompiled headers.
 bool is_clang(const CompilerInfo& cxx);
 
-struct CommandRun {
-  bool started = false;
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-// Runs argv with its output into log_path and waits; the command is killed if the calling thread
-// dies first (PR_SET_PDEATHSIG). It forks: callers are the parent and host-backend workers, which
-// load no GPU library (a GPU worker compiles with NVRTC or hipRTC in-process).
-CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path);
+// Runs argv with its output into log_path and waits, at most limit_s seconds (0: none); see
+// bounded_command.h for what stops it and what it leaves behind (nothing).
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, double limit_s = 0);
 // Runs argv with "-o" a temporary name beside path and renames its output to path when it
-// succeeds: a concurrent run never reads half a file. A failed rename is a failed run, said in
-// output.
-CommandRun run_command_into(std::vector<std::string> argv, const std::string& path);
+// succeeds: a concurrent run never reads half a file. before_rename, when given, is called with
+// the temporary file first (to seal it, cache_seal.h) and may refuse it with a message. A failed
+// rename is a failed run, said in output.
+using BeforeRename = std::function<bool(const std::string& temporary, std::string* why)>;
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, double limit_s = 0,
+                            const BeforeRename& before_rename = {});
 
 // Removes the temporary folders of host compiles whose process is gone (killed mid-compile).
 // The first compile of each process does it.

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "backends/host/precompiled_header.h"
+#include "cache_seal.h"
 #include "file_util.h"
 #include "fnv1a.h"
 
@@ -25,6 +26,20 @@ bool place_prelude(const std::string& root) {
   fs::rename(tmp, root, ec);
   if (ec) fs::remove_all(tmp, ec);  // another process placed it first
   return fs::exists(root + "/include/hk_host.h");
+}
+
+// A prelude folder found in the cache holds exactly the prelude: a file edited or truncated there
+// is written again (and noted), and the precompiled header made from it is removed.
+bool prelude_intact(const std::string& root) {
+  bool repaired = false;
+  for (const auto& [name, text] : prelude_headers("host")) {
+    std::string note;
+    if (!restore_cached_text((fs::path(root) / "include" / name).string(), text, &note)) return false;
+    if (!note.empty()) note_cache_repair(note);
+    repaired |= !note.empty();
+  }
+  if (repaired) remove_sealed(root + "/include/hk_host.h.gch");
+  return true;
 }
 
 }  // namespace
@@ -52,7 +67,7 @@ std::string cached_prelude_folder(const CompilerInfo& cxx, const std::vector<std
   std::string include;
   try {
     fs::create_directories(fs::path(root).parent_path());
-    if (fs::exists(root + "/include/hk_host.h") || place_prelude(root)) include = root + "/include";
+    if (fs::exists(root + "/include/hk_host.h") ? prelude_intact(root) : place_prelude(root)) include = root + "/include";
     if (!include.empty()) precompile_header(cxx, base_flags, include + "/hk_host.h");
   } catch (const std::exception&) {
     include.clear();  // no cache folder: each compile writes the prelude (compile_shared_library)

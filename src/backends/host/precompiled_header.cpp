@@ -1,20 +1,29 @@
 #include "backends/host/precompiled_header.h"
 
 #include <filesystem>
+#include <fmt/format.h>
+
+#include "cache_seal.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;
 
-bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header) {
+bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header, double limit_s) {
   const std::string gch = header + ".gch";
+  CacheEntryLock lock(gch);
   std::error_code ec;
-  if (fs::exists(gch, ec)) return true;
+  if (fs::exists(gch, ec) || fs::exists(seal_path(gch), ec)) {
+    const std::string why = seal_mismatch(gch);
+    if (why.empty()) return true;
+    note_cache_repair(fmt::format("the cached precompiled header {} was damaged ({}): it was made again", gch, why));
+    remove_sealed(gch);
+  }
   if (is_clang(cxx)) return false;
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++-header", header});
-  run_command_into(argv, gch);
-  return fs::exists(gch, ec);
+  run_command_into(argv, gch, limit_s, [&](const std::string& tmp, std::string* why) { return write_seal(tmp, gch, why); });
+  return seal_mismatch(gch).empty();
 }
 
 }  // namespace hk::host

@@ -1,0 +1,144 @@
+#include "backends/host/bounded_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+#include "interrupt.h"
+
+namespace hk::host {
+namespace {
+
+// argv[0] as execvp would find it, resolved before a fork (the child may not allocate).
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const size_t colon = dirs.find(':');
+    const std::string dir(dirs.substr(0, colon));
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return "";
+}
+
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// The supervisor, in the forked child: only async-signal-safe calls (the parent has threads).
+// It leads a new process group, kills it when its parent thread dies or it is told to stop, and
+// otherwise waits for the command and exits as it did.
+[[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent) {
+  setpgid(0, 0);
+  struct sigaction sa {};
+  sa.sa_handler = kill_own_group;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(127);  // the parent died before the line above
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const pid_t command = fork();
+  if (command == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the supervisor killed alone (SIGKILL of its pid) takes the command along
+    dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
+    execv(program, argv);  // the handlers above are reset to the default by exec
+    const char msg[] = "cannot execute the compiler\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(127);
+  }
+  if (command < 0) _exit(127);
+  int st = 0;
+  while (waitpid(command, &st, 0) < 0 && errno == EINTR) {}
+  _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+}
+
+// Waits for the supervisor (pid, its group's id) until it exits, the limit passes or the run is
+// interrupted; the group is killed in the last two cases, and before the supervisor is reaped in
+// all (a compiler's child left by a compiler that crashed), while the zombie still holds the id.
+int wait_bounded(pid_t pid, double limit_s, CommandRun& r) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
+    if (!r.interrupted_by && !r.timed_out) {
+      if (const int sig = interrupt_signal()) {
+        r.interrupted_by = sig;
+        ::kill(-pid, SIGKILL);
+      } else if (limit_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= limit_s) {
+        r.timed_out = true;
+        ::kill(-pid, SIGKILL);
+      }
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  ::kill(-pid, SIGKILL);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+}  // namespace
+
+CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, double limit_s) {
+  CommandRun r;
+  const std::string program = find_program(argv.at(0));
+  if (program.empty()) {
+    r.output = fmt::format("cannot run '{}': not found in PATH", argv[0]);
+    return r;
+  }
+  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (log_fd < 0 || null_fd < 0) {
+    r.output = fmt::format("cannot open {} for the compiler's output: {}", log_path, std::strerror(errno));
+    if (log_fd >= 0) close(log_fd);
+    if (null_fd >= 0) close(null_fd);
+    return r;
+  }
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent);
+  close(log_fd), close(null_fd);
+  if (pid < 0) {
+    r.output = fmt::format("cannot run '{}': fork: {}", argv[0], std::strerror(errno));
+    return r;
+  }
+  setpgid(pid, pid);  // as the child does: a kill of the group cannot come before it exists
+  r.started = true;
+  r.exit_code = wait_bounded(pid, limit_s, r);
+  std::ifstream in(log_path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.output = ss.str();
+  return r;
+}
+
+std::string stopped_because(const CommandRun& r, double limit_s) {
+  if (r.timed_out) return fmt::format("took longer than {:g} s (--compile-timeout), and was stopped", limit_s);
+  if (r.interrupted_by) return "was stopped: the run was interrupted by " + signal_label(r.interrupted_by);
+  return "";
+}
+
+}  // namespace hk::host

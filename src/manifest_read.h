@@ -1,0 +1,29 @@
+// What the readers of a manifest's parts share (manifest.cpp, manifest_compile.cpp): the error
+// that names a field's JSON path, and the checks every field uses.
+#pragma once
+
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace hk::manifest_read {
+
+// Thrown inside one kernel's validation; caught per kernel so the others still load.
+struct FieldError {
+  std::string path, what;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what);
+
+// "an object", "a string", ... for messages.
+const char* kind_of(const nlohmann::json& j);
+
+// Fails on a member of obj not in allowed, naming it and the fields allowed.
+void check_keys(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed);
+
+constexpr size_t kMaxNameLength = 256;
+
+// A C identifier of at most kMaxNameLength characters (macro and reference names).
+bool is_identifier(const std::string& s);
+
+}  // namespace hk::manifest_read
