@@ -350,13 +350,15 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   std::map<std::string, std::string> compilers;
   const std::vector<CaseResult> results =
       run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); }, &compilers);
-  run.backend = "compile-only";
+  run.spec.backend = "compile-only";
   // The compilers by their real names ("gfx942: hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)"), where
   // a device's runtime version would be.
   std::string names;
   for (const auto& [arch, name] : compilers) names += (names.empty() ? "" : "; ") + arch + ": " + name;
-  run.device = json{{"backend", "compile-only"}, {"name", "compile only: " + archs}, {"arch", archs}, {"runtime_version", names},
-                    {"compilers", compilers}, {"note", "compiled with " + (names.empty() ? std::string("no compiler") : names)}};
+  run.device = DeviceInfo{};
+  run.device->backend = "compile-only", run.device->name = "compile only: " + archs, run.device->arch = archs;
+  run.device->runtime_version = names;
+  run.device->note = "compiled with " + (names.empty() ? std::string("no compiler") : names);
   run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::string err;
   if (!reporters.run_finished(run, results, &err)) {

@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
 #include <nlohmann/json.hpp>
+
 
 #include "exit_codes.h"
 #include "file_util.h"
@@ -13,7 +13,7 @@
 namespace hk {
 
 int diff_command(const DiffOptions& o) {
-  nlohmann::json docs[2];
+  ResultsDocument docs[2];
   for (int i = 0; i < 2; ++i) {
     try {
       docs[i] = read_results_file(i == 0 ? o.a : o.b).doc;
@@ -26,7 +26,7 @@ int diff_command(const DiffOptions& o) {
   try {
     d = diff_results(docs[0], docs[1]);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hkcheck diff: {}\n", e.what());
+    fmt::print(stderr, "hkcheck diff: {} (A is {}, B is {})\n", e.what(), o.a, o.b);
     return kExitUsage;
   }
   const std::string md = diff_markdown(docs[0], docs[1], d);
@@ -41,7 +41,8 @@ int diff_command(const DiffOptions& o) {
     fmt::print(stderr, "hkcheck diff: the two runs have no case in common: nothing was compared\n");
     return kExitNothingChecked;
   }
-  const bool fail = o.fail_on == "change" ? !d.changed.empty() : o.fail_on == "regression" ? d.count(ChangeKind::regression) > 0 : false;
+  const bool changed = !d.changed.empty() || !d.lost.empty();
+  const bool fail = o.fail_on == "change" ? changed : o.fail_on == "regression" ? d.count(ChangeKind::regression) > 0 : false;
   return fail ? kExitFailed : kExitOk;
 }
 
@@ -53,7 +54,9 @@ int diff_main(int argc, char** argv) {
   DiffOptions o;
   app.add_option("a", o.a, "The first run (the baseline)")->required();
   app.add_option("b", o.b, "The second run")->required();
-  app.add_option("--fail-on", o.fail_on, "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change), never")
+  app.add_option("--fail-on", o.fail_on,
+                 "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change, or B lost something: "
+                 "interrupted, a manifest error A has not, a NOT_RUN case, a case of A missing), never")
       ->capture_default_str()
       ->check(CLI::IsMember({"regression", "change", "never"}));
   app.add_option("--md", o.md_path, "Also write the markdown report to this file (for a pull-request comment)");

@@ -15,6 +15,18 @@ namespace hk {
 
 using nlohmann::json;
 
+void to_json(json& j, const JournaledCase& c) { j = {{"type", "case"}, {"plan", c.plan}, {"result", c.result}}; }
+
+void from_json(const json& j, JournaledCase& c) {
+  if (j.value("type", json()) != "case") throw std::runtime_error("/type: expected \"case\", found " + j.value("type", json()).dump());
+  c.plan = j.at("plan").get<std::string>();
+  try {
+    c.result = j.at("result").get<CaseResult>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("/result: ") + e.what());
+  }
+}
+
 JournalContents read_journal(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw JournalError(fmt::format("{}: cannot read the journal ({})", path, std::strerror(errno)));
@@ -24,6 +36,7 @@ JournalContents read_journal(const std::string& path) {
   JournalContents out;
   size_t pos = 0;
   int line_no = 0;
+  bool have_header = false;
   while (pos < text.size()) {
     ++line_no;
     const size_t nl = text.find('\n', pos);
@@ -47,27 +60,26 @@ JournalContents read_journal(const std::string& path) {
       out.dropped_partial_line = true;
       break;
     }
-    const std::string type = j.value("type", "");
     if (line_no == 1) {
-      if (type != "run" || j.value("schema", "") != "hkcheck-journal")
-        throw JournalError(fmt::format("{}:1: /type: expected the run header of an hkcheck journal", path));
-      if (j.value("schema_version", 0) != kJournalVersion)
-        throw JournalError(fmt::format("{}:1: /schema_version: expected {}, found {}", path, kJournalVersion, j.value("schema_version", 0)));
-      out.header = j;
+      try {
+        out.header = j.get<JournalHeader>();
+        have_header = true;
+      } catch (const std::exception& e) {
+        throw JournalError(fmt::format("{}:1: {}", path, e.what()));
+      }
       continue;
     }
-    if (type != "case") throw JournalError(fmt::format("{}:{}: /type: expected \"case\", found {}", path, line_no, j.value("type", json()).dump()));
     try {
-      out.results.push_back(j.at("result").get<CaseResult>());
+      out.cases.push_back(j.get<JournaledCase>());
     } catch (const std::exception& e) {
-      throw JournalError(fmt::format("{}:{}: /result: {}", path, line_no, e.what()));
+      throw JournalError(fmt::format("{}:{}: {}", path, line_no, e.what()));
     }
   }
-  if (out.header.is_null()) throw JournalError(fmt::format("{}: the journal is empty (no run header)", path));
+  if (!have_header) throw JournalError(fmt::format("{}: the journal has no whole run header (empty, or cut short)", path));
   return out;
 }
 
-JournalWriter::JournalWriter(const std::string& path, const json& header, bool append) : path_(path) {
+JournalWriter::JournalWriter(const std::string& path, const JournalHeader& header, bool append) : path_(path) {
   // Never through a link: a new journal replaces one, a resumed run refuses it (ELOOP).
   std::string replaced;
   fd_ = open_no_follow(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644, !append, &replaced);
@@ -91,7 +103,7 @@ JournalWriter::~JournalWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void JournalWriter::append(const CaseResult& r) { write_line({{"type", "case"}, {"result", r}}); }
+void JournalWriter::append(const JournaledCase& c) { write_line(c); }
 
 void JournalWriter::write_line(const json& j) {
   const std::string line = json_text(j) + "\n";

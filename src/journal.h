@@ -9,20 +9,29 @@
 #include <string>
 #include <vector>
 
+#include "contracts/journal_header.h"
 #include "result.h"
 
 namespace hk {
 
 constexpr const char* kJournalName = "results.jsonl";
-constexpr int kJournalVersion = 1;
 
 struct JournalError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A case line: the result, and the fingerprint of the case's plan when it ran
+// (case_fingerprint.h), so that --resume keeps it only while the case is still the same.
+struct JournaledCase {
+  std::string plan;
+  CaseResult result;
+};
+void to_json(nlohmann::json& j, const JournaledCase& c);
+void from_json(const nlohmann::json& j, JournaledCase& c);
+
 struct JournalContents {
-  nlohmann::json header;             // the run's settings (see docs/results.md)
-  std::vector<CaseResult> results;   // finished cases, in the order they finished
+  JournalHeader header;              // the run (contracts/journal_header.h)
+  std::vector<JournaledCase> cases;  // finished cases, in the order they finished
   bool dropped_partial_line = false; // the last line was cut short (a crash mid-write) and ignored
   std::vector<int> damaged_lines;    // lines after the header that are not JSON (a write torn by a full disk): ignored, their cases run again
 };
@@ -35,13 +44,13 @@ class JournalWriter {
  public:
   // Starts a new journal at path (replacing an old one) with header, or, with append, continues
   // an existing one. Throws JournalError.
-  JournalWriter(const std::string& path, const nlohmann::json& header, bool append);
+  JournalWriter(const std::string& path, const JournalHeader& header, bool append);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
 
-  // Appends one result and flushes it to disk. Throws JournalError.
-  void append(const CaseResult& r);
+  // Appends one case line and flushes it to disk. Throws JournalError.
+  void append(const JournaledCase& c);
 
  private:
   void write_line(const nlohmann::json& j);

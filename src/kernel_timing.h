@@ -2,18 +2,16 @@
 // bandwidth that makes from the bytes its tensors move.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "backend.h"
 #include "case_plan.h"
+#include "result.h"
 
 namespace hk {
 
 // Bytes a launch must move at least: inputs read, outputs written, inout tensors both.
 double tensor_bytes_moved(const CasePlan& plan);
 
-// Two warm-up launches, then `launches` timed ones on the same arguments. Returns
-// {launches, median_ms, min_ms, max_ms, bytes, gb_per_s} (gb_per_s from the median).
-nlohmann::json time_kernel(Backend& be, Backend::Kernel fn, const CasePlan& plan, void** args, int launches);
+// Two warm-up launches, then `launches` timed ones on the same arguments (gb_per_s from the median).
+KernelTiming time_kernel(Backend& be, Backend::Kernel fn, const CasePlan& plan, void** args, int launches);
 
 }  // namespace hk

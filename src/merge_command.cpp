@@ -4,96 +4,136 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <filesystem>
+#include <map>
 #include <set>
 
 #include "case_filter.h"
 #include "exit_codes.h"
 #include "report.h"
 #include "results_file.h"
+#include "shard.h"
 
 namespace hk {
 
 namespace {
 
-using nlohmann::json;
+namespace fs = std::filesystem;
 
-json read_results(const std::string& given) {
-  ResultsFile f = read_results_file(given);
-  if (!f.doc.contains("run")) throw std::runtime_error(f.path + ": not a results file: no \"run\"");
-  return std::move(f.doc);
+struct MergeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The reports merge writes must not be one of the files it reads.
+void check_not_an_input(const std::string& out, const std::vector<std::string>& parts) {
+  std::error_code ec;
+  for (const char* name : {"test_results.json", "test_results.md"}) {
+    const fs::path target = fs::weakly_canonical(fs::path(out) / name, ec);
+    for (const std::string& p : parts) {
+      const fs::path input = fs::weakly_canonical(fs::is_directory(p) ? fs::path(p) / "test_results.json" : fs::path(p), ec);
+      if (input == target || fs::weakly_canonical(p, ec) == target)
+        throw MergeError(fmt::format("{} would write over {}, one of the parts: give another OUT folder", (fs::path(out) / name).string(), p));
+    }
+  }
 }
 
-// What must be the same in every part: a merge of two devices or two seeds is not one run.
-std::string identity(const json& run) {
-  const json dev = run.value("device", json());
-  return fmt::format("{} on {} ({}), seed {} {}, tier {}", run.value("backend", ""), dev.is_object() ? dev.value("name", "") : "no device",
-                     dev.is_object() ? dev.value("arch", "") : "", run.value("seed", json(0)).dump(), run.value("seeds", json::array()).dump(),
-                     run.value("tier", ""));
+// What must be the same in every part: a merge of two devices, seeds or selections is not one
+// run. The shard index differs by design; paths and devices of each machine may.
+void check_same_run(const ResultsFile& first, const ResultsFile& part) {
+  RunSpec a = first.doc.run.spec, b = part.doc.run.spec;
+  a.selection.shard = b.selection.shard = "";
+  std::string why;
+  for (const SpecDifference& d : spec_differences(a, b, false)) why += fmt::format("; {} {} against {}", d.field, d.a, d.b);
+  const auto device = [](const RunInfo& r) { return r.device ? r.device->name + " (" + r.device->arch + ")" : std::string("no device"); };
+  if (device(first.doc.run) != device(part.doc.run)) why += "; device " + device(first.doc.run) + " against " + device(part.doc.run);
+  if (!why.empty()) throw MergeError(fmt::format("{} and {} are not parts of one run{}", first.path, part.path, why));
 }
 
-RunInfo run_of(const json& run) {
-  RunInfo r;
-  r.hkcheck_version = run.value("hkcheck_version", "");
-  r.git_commit = run.value("git_commit", "");
-  r.host = run.value("host", "");
-  r.started_at = run.value("started_at", "");
-  r.seed = run.value("seed", uint64_t{0});
-  r.seeds = run.value("seeds", std::vector<uint64_t>{});
-  r.backend = run.value("backend", "");
-  r.tier = run.value("tier", "all");
-  r.device = run.value("device", json());
-  r.command = run.value("command", std::vector<std::string>{});
-  r.sanitizer = run.value("sanitizer", json());
-  return r;
+// Every shard K/N of one N, each once; the missing ones are an error unless allow_partial, and
+// are returned ("2/3").
+std::vector<std::string> check_shards(const std::vector<ResultsFile>& parts, bool allow_partial) {
+  std::map<size_t, std::string> have;  // 0-based index -> its part
+  size_t count = 0;
+  for (const ResultsFile& p : parts) {
+    if (p.doc.schema_version < 2) {
+      if (!allow_partial) throw MergeError(p.path + ": results of schema 1 record no shard: pass --allow-partial to merge them anyway");
+      continue;
+    }
+    const std::string& text = p.doc.run.spec.selection.shard;
+    const ShardSpec s = text.empty() ? ShardSpec{} : parse_shard(text);
+    if (count && s.count != count) throw MergeError(fmt::format("{} is shard {}, another part one of {}", p.path, text.empty() ? "1/1 (the whole run)" : text, count));
+    count = s.count;
+    if (const auto [it, fresh] = have.emplace(s.index, p.path); !fresh)
+      throw MergeError(count == 1 ? fmt::format("{} and {} are both whole runs (no --shard), not parts of one", it->second, p.path)
+                                  : fmt::format("shard {}/{} is given twice: {} and {}", s.index + 1, count, it->second, p.path));
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < count; ++i)
+    if (!have.count(i)) missing.push_back(fmt::format("{}/{}", i + 1, count));
+  if (!missing.empty() && !allow_partial)
+    throw MergeError(fmt::format("shard {} is missing ({} of {} given): merge every part, or pass --allow-partial", missing.front(),
+                                 have.size(), count));
+  return missing;
+}
+
+// The parts as one run: the first part's record, the longest wall time (parts run side by
+// side), every part's manifest errors once, and an interrupt of any part.
+RunInfo merged_run(const std::vector<ResultsFile>& parts, std::vector<std::string> missing) {
+  RunInfo run = parts.front().doc.run;
+  run.spec.selection.shard = "";
+  run.missing_shards = std::move(missing);
+  for (const ResultsFile& p : parts) {
+    const RunInfo& r = p.doc.run;
+    run.wall_s = std::max(run.wall_s, r.wall_s);
+    for (const std::string& e : r.manifest_errors)
+      if (std::find(run.manifest_errors.begin(), run.manifest_errors.end(), e) == run.manifest_errors.end()) run.manifest_errors.push_back(e);
+    if (run.interrupted.empty()) run.interrupted = r.interrupted;
+  }
+  return run;
+}
+
+std::vector<CaseResult> merged_cases(const std::vector<ResultsFile>& parts) {
+  std::vector<CaseResult> results;
+  std::set<std::string> seen;
+  for (const ResultsFile& p : parts)
+    for (const CaseResult& r : p.doc.cases) {
+      if (!seen.insert(case_id(r.kernel, r.case_name)).second)
+        throw MergeError(fmt::format("{}: case {} is in an earlier part too", p.path, case_id(r.kernel, r.case_name)));
+      results.push_back(r);
+    }
+  return results;
 }
 
 }  // namespace
 
 int merge_main(int argc, char** argv) {
   CLI::App app{"hkcheck merge OUT PART...: the results of the parts of one run (--shard K/N, on one kind of device with one\n"
-               "seed) written as one run into OUT: test_results.json and .md. A case found in two parts is an error.",
+               "seed) written as one run into OUT: test_results.json and .md. Every shard must be given, once; a case found in\n"
+               "two parts is an error, and OUT may not be the folder of a part.",
                "hkcheck merge"};
   std::string out;
-  std::vector<std::string> parts;
+  std::vector<std::string> part_paths;
+  bool allow_partial = false;
   app.add_option("out", out, "Folder for the merged results")->required();
-  app.add_option("parts", parts, "Result folders or test_results.json files of the parts")->required()->expected(1, -1);
+  app.add_option("parts", part_paths, "Result folders or test_results.json files of the parts")->required()->expected(1, -1);
+  app.add_flag("--allow-partial", allow_partial,
+               "Merge even when some shards are missing (they are listed in run.missing_shards), or a part records no shard");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  std::vector<CaseResult> results;
-  std::set<std::string> seen;
   RunInfo run;
+  std::vector<CaseResult> results;
   try {
-    std::string first;
-    for (const std::string& p : parts) {
-      const json doc = read_results(p);
-      if (first.empty()) {
-        first = identity(doc["run"]);
-        run = run_of(doc["run"]);
-      } else if (identity(doc["run"]) != first) {
-        throw std::runtime_error(fmt::format("{} is {}, the first part {}: not parts of one run", p, identity(doc["run"]), first));
-      }
-      run.wall_s = std::max(run.wall_s, doc["run"].value("wall_s", 0.0));  // parts run side by side
-      for (const std::string& e : doc["run"].value("manifest_errors", std::vector<std::string>{}))
-        if (std::find(run.manifest_errors.begin(), run.manifest_errors.end(), e) == run.manifest_errors.end()) run.manifest_errors.push_back(e);
-      const json logs = doc.value("compile_logs", json::object());
-      for (json c : doc["cases"]) {
-        // Each part keeps its compile logs once, by id: the merged cases take their text back.
-        if (c.contains("compile_log") && logs.contains(c["compile_log"].get<std::string>())) c["compile_log"] = logs[c["compile_log"].get<std::string>()];
-        CaseResult r;
-        try {
-          r = c.get<CaseResult>();
-        } catch (const json::exception& e) {
-          throw std::runtime_error(fmt::format("{}: a case is not a result: {}", p, e.what()));
-        }
-        if (!seen.insert(case_id(r.kernel, r.case_name)).second)
-          throw std::runtime_error(fmt::format("{}: case {} is in an earlier part too", p, case_id(r.kernel, r.case_name)));
-        results.push_back(std::move(r));
-      }
+    check_not_an_input(out, part_paths);
+    std::vector<ResultsFile> parts;
+    for (const std::string& p : part_paths) {
+      parts.push_back(read_results_file(p));
+      check_same_run(parts.front(), parts.back());
     }
+    run = merged_run(parts, check_shards(parts, allow_partial));
+    results = merged_cases(parts);
   } catch (const std::exception& e) {
     fmt::print(stderr, "hkcheck merge: {}\n", e.what());
     return kExitUsage;
@@ -105,7 +145,7 @@ int merge_main(int argc, char** argv) {
     return kExitUsage;
   }
   const Counts c = count_results(results);
-  fmt::print(stderr, "hkcheck merge: {} parts: {}\nhkcheck merge: wrote {}/test_results.json and .md\n", parts.size(), counts_line(c), out);
+  fmt::print(stderr, "hkcheck merge: {} parts: {}\nhkcheck merge: wrote {}/test_results.json and .md\n", part_paths.size(), counts_line(c), out);
   if (!run.manifest_errors.empty()) return kExitUsage;
   return verdicts_exit_code(c);
 }

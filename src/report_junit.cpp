@@ -64,7 +64,7 @@ std::string results_junit(const RunInfo& run, const std::vector<CaseResult>& res
     suites[r.kernel].add(r);
     all.add(r);
   }
-  const std::string device = run.device.is_object() ? run.device.value("name", "") : "";
+  const std::string device = run.device ? run.device->name : "";
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x += fmt::format("<testsuites name=\"hkcheck\" {}>\n", all.counts());
   for (const auto& [kernel, s] : suites) {
@@ -72,7 +72,7 @@ std::string results_junit(const RunInfo& run, const std::vector<CaseResult>& res
                      xml_escape(run.started_at), xml_escape(run.host));
     x += fmt::format("    <properties>\n      <property name=\"backend\" value=\"{}\"/>\n      <property name=\"device\" value=\"{}\"/>\n"
                      "      <property name=\"seed\" value=\"{}\"/>\n      <property name=\"git_commit\" value=\"{}\"/>\n    </properties>\n",
-                     xml_escape(run.backend), xml_escape(device), run.seed, xml_escape(run.git_commit));
+                     xml_escape(run.spec.backend), xml_escape(device), run.spec.seed, xml_escape(run.git_commit));
     x += s.cases + "  </testsuite>\n";
   }
   return x + "</testsuites>\n";

@@ -70,13 +70,12 @@ std::string slices_text(const OutputMetrics& o) {
   return md.empty() ? md : fmt::format("  - slices of {} holding a mismatch:\n", md_code_span(o.name)) + md;
 }
 
-std::string sanitizer_text(const nlohmann::json& san) {
+std::string sanitizer_text(const CaseSanitizer& san) {
   std::string md;
-  for (const auto& t : san.value("tools", nlohmann::json::array())) {
-    const std::string summary = t.value("summary", "");
-    md += fmt::format("- compute-sanitizer {}: {}\n", cell(t.value("tool", "?")),
-                      cell(summary.empty() ? "no summary (" + t.value("status", "?") + ")" : summary, 2000));
-    if (t.contains("first_error") && t["first_error"].is_string()) md += "\n" + md_code_block(t["first_error"].get<std::string>());
+  for (const SanitizerTool& t : san.tools) {
+    md += fmt::format("- compute-sanitizer {}: {}\n", cell(t.tool),
+                      cell(t.summary.empty() ? fmt::format("no summary ({})", status_name(t.status)) : t.summary, 2000));
+    if (!t.first_error.empty()) md += "\n" + md_code_block(t.first_error);
   }
   return md;
 }
@@ -183,7 +182,7 @@ std::string case_details(const CaseResult& r) {
     if (o.window) sec += window_table(o);
   }
   if (!r.repro.empty()) sec += fmt::format("- repro: {} (rerun: {})\n", md_code_span(r.repro + "/"), md_code_span(r.repro + "/rerun.sh"));
-  if (r.sanitizer.is_object()) sec += sanitizer_text(r.sanitizer);
+  if (r.sanitizer) sec += sanitizer_text(*r.sanitizer);
   if (!r.message.empty()) sec += "\n" + md_code_block(r.message);
   if (!r.compile_log.empty()) sec += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
   for (const auto& n : r.notes) sec += "- note: " + cell(n, 2000) + "\n";
@@ -194,19 +193,17 @@ std::string case_details(const CaseResult& r) {
 std::string timing_section(const std::vector<CaseResult>& results) {
   std::vector<const CaseResult*> timed;
   for (const CaseResult& r : results)
-    if (r.timing.is_object()) timed.push_back(&r);
+    if (r.timing) timed.push_back(&r);
   if (timed.empty()) return "";
-  std::stable_sort(timed.begin(), timed.end(), [](const CaseResult* a, const CaseResult* b) {
-    return a->timing.value("median_ms", 0.0) > b->timing.value("median_ms", 0.0);
-  });
+  std::stable_sort(timed.begin(), timed.end(), [](const CaseResult* a, const CaseResult* b) { return a->timing->median_ms > b->timing->median_ms; });
   constexpr size_t kShown = 40;
   std::string md = fmt::format("\n## Kernel times\n\n{} case(s) timed, {} launches each after two warm-up ones (device events on a GPU, a steady clock on the host); the slowest:\n\n"
                                "| Kernel | Case | Median ms | Min ms | GB/s |\n| --- | --- | --- | --- | --- |\n",
-                               timed.size(), timed.front()->timing.value("launches", 0));
+                               timed.size(), timed.front()->timing->launches);
   for (size_t i = 0; i < std::min(kShown, timed.size()); ++i) {
-    const nlohmann::json& t = timed[i]->timing;
-    md += fmt::format("| {} | {} | {:.4g} | {:.4g} | {:.4g} |\n", cell(timed[i]->kernel), cell(timed[i]->case_name), t.value("median_ms", 0.0),
-                      t.value("min_ms", 0.0), t.value("gb_per_s", 0.0));
+    const KernelTiming& t = *timed[i]->timing;
+    md += fmt::format("| {} | {} | {:.4g} | {:.4g} | {:.4g} |\n", cell(timed[i]->kernel), cell(timed[i]->case_name), t.median_ms, t.min_ms,
+                      t.gb_per_s);
   }
   return md;
 }
@@ -223,15 +220,15 @@ bool worth_listing(const CaseResult& r) {
 std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
   const Counts c = count_results(results);
   std::string md = "# hkcheck results\n\n";
-  const std::string device = run.device.is_null() ? "no device" : run.device.value("name", "?") + " (" + run.device.value("arch", "?") + ")";
-  md += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(run.backend), run.tier == "all" ? "" : ", tier " + cell(run.tier) + " only");
-  if (!run.device.is_null() && !run.device.value("note", "").empty()) md += "- " + cell(run.device.value("note", ""), 2000) + "\n";
-  const std::string seeds = run.seeds.empty() ? fmt::format("seed {}", run.seed) : fmt::format("seeds {}", fmt::join(run.seeds, ","));
+  const RunSpec& spec = run.spec;
+  const std::string device = run.device ? run.device->name + " (" + run.device->arch + ")" : "no device";
+  md += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(spec.backend), spec.tier == "all" ? "" : ", tier " + cell(spec.tier) + " only");
+  if (run.device && !run.device->note.empty()) md += "- " + cell(run.device->note, 2000) + "\n";
+  const std::string seeds = spec.seeds.empty() ? fmt::format("seed {}", spec.seed) : fmt::format("seeds {}", fmt::join(spec.seeds, ","));
   md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", cell(run.hkcheck_version), cell(run.git_commit),
                     cell(run.host), cell(run.started_at), seeds, run.wall_s);
   if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", cell(run.resumed_from, 1000));
-  if (run.sanitizer.is_object() && !run.sanitizer.value("ran", true))
-    md += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer.value("why", ""), 1000));
+  if (run.sanitizer && !run.sanitizer->ran) md += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer->why, 1000));
   if (!run.interrupted.empty())
     md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
   md += "\n**" + counts_line(c) + "**\n";

@@ -1,5 +1,6 @@
 #include "repro.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -12,8 +13,10 @@
 
 #include "backend.h"
 #include "case_job.h"
+#include "contracts/run_spec_options.h"
 #include "file_util.h"
 #include "generator.h"
+#include "runtime_references.h"
 #include "slug.h"
 
 namespace hk {
@@ -47,6 +50,14 @@ std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
+}
+
+// A word as the shell reads it: quoted unless it is made of characters the shell leaves alone.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || (ch != 0 && std::strchr("_-./=,:+@%", ch) != nullptr);
+  });
+  return plain ? s : shell_quote(s);
 }
 
 // Whole numbers as integers, as a manifest writes them.
@@ -90,6 +101,20 @@ std::string comment_text(std::string s) {
   for (char& ch : s)
     if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
   return s;
+}
+
+// The one-case manifest stands in the repro folder: what the kernel entry found through the
+// project's folders is named absolutely. Headers beside the kernel are found in its own folder,
+// and a reference of the project's own (not one of hkcheck's) is named as the file it is in.
+void point_at_the_project(json& entry, const KernelSpec& k, const std::string& reference_file) {
+  std::vector<std::string> include_dirs = k.include_dirs;
+  include_dirs.push_back(fs::absolute(k.source).parent_path().lexically_normal().string());
+  entry["include_dirs"] = include_dirs;
+  std::error_code ec;
+  const fs::path builtin = fs::weakly_canonical(builtin_references_dir(), ec);
+  if (!k.reference_source.empty()) entry["reference_source"] = k.reference_source;  // absolute already
+  else if (!reference_file.empty() && fs::weakly_canonical(reference_file, ec).parent_path() != builtin)
+    entry["reference_source"] = fs::absolute(reference_file).lexically_normal().string();
 }
 
 }  // namespace
@@ -143,6 +168,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   json manifest = json::parse(read_file(k.manifest));
   json entry = manifest.at(json::json_pointer(k.json_path));
   entry["source"] = source_name;
+  point_at_the_project(entry, k, s.reference_file);
   // The defines and options of the run's target only, so that a rerun anywhere compiles as it did.
   entry["defines"] = k.defines;
   entry["options"] = k.compile_options;
@@ -151,7 +177,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
              file_mode(k.manifest));
 
   // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
-  const uint64_t seed = c.seed.value_or(s.seed);
+  const uint64_t seed = c.seed.value_or(s.spec.seed);
   const CasePlan plan = plan_case(k, c);
   std::string left_out;
   for (const TensorPlan& t : plan.tensors) {
@@ -170,19 +196,20 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
                                                           kMaxTensorBytes, left_out));
 
   std::string opts;
-  for (const std::string& o : base_compile_options(s.backend, s.arch)) opts += o + "\n";
+  for (const std::string& o : base_compile_options(s.spec.backend, s.arch)) opts += o + "\n";
   for (const std::string& o : kernel_compile_options(define_options(plan), k.source, k.include_dirs, k.compile_options)) opts += o + "\n";
   write_text(dir + "/compile_options.txt", opts);
 
+  std::string options;
+  for (const std::string& o : spec_options(rerun_spec(s.spec, seed))) options += " " + shell_word(o);
   const std::string rerun = fmt::format(
       "#!/bin/sh\n"
-      "# Runs case '{}' of kernel '{}' alone, as in the run that wrote this folder (seed {}).\n"
+      "# Runs case '{}' of kernel '{}' alone, with the settings of the run that wrote this folder.\n"
       "# HKCHECK=/path/to/hkcheck picks another binary; extra arguments are passed on (e.g. --timeout 60).\n"
       "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
       "hkcheck=${{HKCHECK:-{}}}\n"
-      "exec \"$hkcheck\" --manifests \"$here\" --seed {} --backend {} --isolation case --out \"$here.rerun\" {} \"$@\"\n",
-      comment_text(c.stream_name()), k.name, seed, shell_quote(s.hkcheck_exe), seed, s.backend.empty() || s.backend == "none" ? "auto" : s.backend,
-      shell_quote(k.name));
+      "exec \"$hkcheck\" --manifests \"$here\" --out \"$here.rerun\"{} \"$@\"\n",
+      comment_text(c.stream_name()), comment_text(k.name), shell_quote(s.hkcheck_exe), options);
   write_text(dir + "/rerun.sh", rerun);
   fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "case_plan.h"
+#include "contracts/run_spec.h"
 #include "dtype.h"
 #include "manifest.h"
 
@@ -36,9 +37,10 @@ TensorFile read_tensor_file(const std::string& path);                   // throw
 std::string repro_subdir(const std::string& kernel, const std::string& case_name);
 
 struct ReproSettings {
-  uint64_t seed = 0;
-  std::string backend, arch;  // as probed: they name the compiler's flags
-  std::string hkcheck_exe;    // the binary rerun.sh starts by default
+  RunSpec spec;                // the run's, as it ran (backend probed): rerun.sh is written from it
+  std::string arch;            // the device's: it names the compiler's flags
+  std::string hkcheck_exe;     // the binary rerun.sh starts by default
+  std::string reference_file;  // the file defining the kernel's reference; a project's own is named in the repro's manifest
 };
 
 // The parent's part: everything but the kernel's output. Throws std::runtime_error.

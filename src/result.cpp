@@ -80,6 +80,32 @@ void read_rule_fields(const json& j, OutputMetrics& m) {  // absent in older res
     m.checks.push_back(std::move(o));
   }
 }
+json timing_json(const KernelTiming& t) {
+  return {{"launches", t.launches}, {"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms}, {"bytes", t.bytes},
+          {"gb_per_s", t.gb_per_s}};
+}
+KernelTiming timing_from(const json& j) {
+  return {j.at("launches"), j.at("median_ms"), j.at("min_ms"), j.at("max_ms"), j.at("bytes"), j.at("gb_per_s")};
+}
+
+json sanitizer_json(const CaseSanitizer& s) {
+  json tools = json::array();
+  for (const SanitizerTool& t : s.tools) {
+    json tj = {{"tool", t.tool}, {"status", status_name(t.status)}, {"errors", t.errors}, {"summary", t.summary},
+               {"first_error", t.first_error.empty() ? json(nullptr) : json(t.first_error)}, {"log", t.log}};
+    if (!t.note.empty()) tj["note"] = t.note;
+    tools.push_back(tj);
+  }
+  return {{"tool_path", s.tool_path}, {"tools", tools}};
+}
+CaseSanitizer sanitizer_from(const json& j) {
+  CaseSanitizer s{j.at("tool_path"), {}};
+  for (const json& t : j.at("tools"))
+    s.tools.push_back({t.at("tool"), status_from(t.at("status"), "sanitizer status"), t.at("errors"), t.at("summary"),
+                       t.at("first_error").is_null() ? "" : t["first_error"].get<std::string>(), t.at("log"), t.value("note", "")});
+  return s;
+}
+
 }  // namespace
 
 
@@ -171,10 +197,10 @@ void to_json(json& j, const CaseResult& r) {
          {"wall", r.timings.wall_ms}}},
        {"notes", r.notes},
        {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
-       {"sanitizer", r.sanitizer}};
+       {"sanitizer", r.sanitizer ? sanitizer_json(*r.sanitizer) : json(nullptr)}};
   if (!r.compile_log.empty()) j["compile_log"] = r.compile_log;
   if (!r.resources.is_null()) j["resources"] = r.resources;
-  if (!r.timing.is_null()) j["timing"] = r.timing;
+  if (r.timing) j["timing"] = timing_json(*r.timing);
   if (r.seed) j["seed"] = *r.seed, j["swept_from"] = r.swept_from;
   j["launches"] = r.launches;
   j["guards"] = json::array();
@@ -212,7 +238,8 @@ void from_json(const json& j, CaseResult& r) {
   r.message = j.value("message", "");
   r.compile_log = j.value("compile_log", "");
   r.resources = j.value("resources", nlohmann::json());
-  r.timing = j.value("timing", nlohmann::json());
+  r.timing.reset();
+  if (j.contains("timing") && !j["timing"].is_null()) r.timing = timing_from(j["timing"]);
   if (j.contains("seed")) r.seed = j["seed"].get<uint64_t>(), r.swept_from = j.value("swept_from", r.case_name);
   r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
   r.launch = j.value("launch", json::object());
@@ -234,7 +261,8 @@ void from_json(const json& j, CaseResult& r) {
     r.actual_status = *actual;
   }
   r.repro = j.contains("repro") && j["repro"].is_string() ? j["repro"].get<std::string>() : "";
-  r.sanitizer = j.value("sanitizer", json(nullptr));
+  r.sanitizer.reset();
+  if (j.contains("sanitizer") && !j["sanitizer"].is_null()) r.sanitizer = sanitizer_from(j["sanitizer"]);
   r.leak.reset();
   if (j.contains("leak") && !j["leak"].is_null()) r.leak = leak_from(j["leak"]);
   r.placement = {};

@@ -63,6 +63,29 @@ struct Timings {
   double worker_start_ms = 0;  // starting a worker (process and device context) for this case; 0 in a reused one
 };
 
+// --time: the kernel timed on the case's inputs after two warm-up launches (kernel_timing.h).
+struct KernelTiming {
+  int launches = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double bytes = 0;     // its tensors move at least: inputs read, outputs written
+  double gb_per_s = 0;  // bytes over the median
+};
+
+// One compute-sanitizer tool's rerun of the case (sanitize.h).
+struct SanitizerTool {
+  std::string tool;
+  Status status = Status::ERROR;  // of the rerun under the tool
+  int errors = 0;                 // of the tool's summary line
+  std::string summary;            // its "ERROR SUMMARY" line
+  std::string first_error;        // its first report, "" when none
+  std::string log;                // the path of its whole log
+  std::string note;               // e.g. the tool wrote no log
+};
+struct CaseSanitizer {
+  std::string tool_path;
+  std::vector<SanitizerTool> tools;
+};
+
 struct CaseResult {
   std::string kernel, case_name, manifest;
   Params params;
@@ -84,12 +107,11 @@ struct CaseResult {
   std::optional<ExpectedVerdict> expected;  // set when an expectation applied to this device
   std::optional<Status> actual_status;      // for XFAIL and XPASS: the verdict before the expectation
   std::string repro;          // folder of the case's repro, relative to the results folder
-  nlohmann::json sanitizer;   // the --sanitize rerun (tool, status, first report), or null
+  std::optional<CaseSanitizer> sanitizer;  // the --sanitize reruns, when there were any
   std::optional<LeakFinding> leak;  // set for LEAK, and for a failure confirmed alone (leak->alone == in_worker)
   Placement placement;
   nlohmann::json resources;  // what the compiled kernel needs (code_object_resources.h), or null
-  // --time: {launches, median_ms, min_ms, bytes, gb_per_s} of a passing case, or null.
-  nlohmann::json timing;
+  std::optional<KernelTiming> timing;  // --time, for a passing case
 };
 
 void to_json(nlohmann::json& j, const CaseResult& r);

@@ -2,9 +2,11 @@
 // question a CI job asks of a port is "did any case change its verdict?".
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
+
+#include "contracts/results_document.h"
 
 namespace hk {
 
@@ -31,18 +33,23 @@ struct MetricChange {
 
 struct ResultsDiff {
   std::vector<VerdictChange> changed;  // run in both, different verdicts, regressions first
-  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER / NOT_FOR_VENDOR) in one
+  std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER / NOT_FOR_VENDOR, NOT_RUN) in one
   std::vector<MetricChange> metrics;
+  // What the second run lost against the first, one line each: it was interrupted, it has
+  // manifest errors the first has not (a kernel left out), cases NOT_RUN, cases of the first
+  // it does not have. `--fail-on change` counts them as changes.
+  std::vector<std::string> lost;
   int compared = 0;                    // cases run in both
   size_t count(ChangeKind k) const;
 };
 
-// a and b are test_results.json documents. Throws std::runtime_error on a malformed document.
-ResultsDiff diff_results(const nlohmann::json& a, const nlohmann::json& b);
+// Throws std::runtime_error when a run holds a case more than once (naming the run, "A" or "B",
+// and the case): which record to compare would be a guess.
+ResultsDiff diff_results(const ResultsDocument& a, const ResultsDocument& b);
 
-// The diff for a pull-request comment: both runs named, then regressions, fixes, device
-// differences, other changes, metric changes and the cases run on one side only, per kernel.
-std::string diff_markdown(const nlohmann::json& a, const nlohmann::json& b, const ResultsDiff& d);
-nlohmann::json diff_json(const nlohmann::json& a, const nlohmann::json& b, const ResultsDiff& d);
+// The diff for a pull-request comment: both runs named, then what B lost, regressions, fixes,
+// device differences, other changes, metric changes and the cases run on one side only, per kernel.
+std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d);
+nlohmann::json diff_json(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d);
 
 }  // namespace hk

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "report_text.h"
 #include "results_diff.h"
@@ -13,33 +14,42 @@ namespace {
 
 using nlohmann::json;
 
-std::string text(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
-
 // device, arch, backend, driver, hkcheck commit, seed(s), options: enough to tell two runs apart.
-json run_header(const json& doc) {
-  const json run = doc.value("run", json::object());
-  const json dev = run.value("device", json::object());
-  const json seeds = run.value("seeds", json::array());
-  return {{"device", dev.is_object() ? text(dev, "name") : "no device"},
-          {"arch", dev.is_object() ? text(dev, "arch") : ""},
-          {"backend", text(run, "backend")},
-          {"driver", dev.is_object() ? text(dev, "driver_version") + (text(dev, "runtime_version").empty() ? "" : ", " + text(dev, "runtime_version")) : ""},
-          {"hkcheck", text(run, "hkcheck_version") + " (" + text(run, "git_commit") + ")"},
-          {"seed", seeds.empty() ? run.value("seed", json(0)).dump() : seeds.dump()},
-          {"command", run.value("command", json::array())}};
+struct RunHeader {
+  std::string device, arch, backend, driver, hkcheck, seed;
+  std::vector<std::string> command;
+  int schema_version = 0;
+};
+
+RunHeader run_header(const ResultsDocument& doc) {
+  const RunInfo& run = doc.run;
+  const std::optional<DeviceInfo>& dev = run.device;
+  return {dev ? dev->name : "no device",
+          dev ? dev->arch : "",
+          run.spec.backend,
+          dev ? dev->driver_version + (dev->runtime_version.empty() ? "" : ", " + dev->runtime_version) : "",
+          run.hkcheck_version + " (" + run.git_commit + ")",
+          run.spec.seeds.empty() ? std::to_string(run.spec.seed) : json(run.spec.seeds).dump(),
+          run.command,
+          doc.schema_version};
 }
 
-std::string header_line(const char* which, const json& h) {
+json header_json(const RunHeader& h) {
+  return {{"device", h.device}, {"arch", h.arch},       {"backend", h.backend}, {"driver", h.driver},
+          {"hkcheck", h.hkcheck}, {"seed", h.seed}, {"command", h.command}, {"schema_version", h.schema_version}};
+}
+
+std::string header_line(const char* which, const RunHeader& h) {
   std::string cmd;
-  for (const json& a : h["command"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
-  const auto at = [&](const char* key) { return md_inline(h[key].get<std::string>(), 400); };
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", which, at("device"), at("arch"), at("backend"), at("driver"), at("hkcheck"),
-                     at("seed"), md_code_span(cmd.substr(0, 2000), true));
+  for (const std::string& a : h.command) cmd += (cmd.empty() ? "" : " ") + a;
+  const auto at = [](const std::string& text) { return md_inline(text, 400); };
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", which, at(h.device), at(h.arch), at(h.backend), at(h.driver), at(h.hkcheck),
+                     at(h.seed), md_code_span(cmd.substr(0, 2000), true));
 }
 
 }  // namespace
 
-std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
+std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d) {
   std::string md = "# hkcheck diff\n\n| run | device | arch | backend | driver | hkcheck | seed | command |\n"
                    "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   md += header_line("A", run_header(a)) + header_line("B", run_header(b));
@@ -47,6 +57,10 @@ std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
                     "change(s); {} case(s) not run in both.**\n",
                     d.compared, d.count(ChangeKind::regression), d.count(ChangeKind::fix), d.count(ChangeKind::device),
                     d.count(ChangeKind::other), d.metrics.size(), d.missing.size());
+  if (!d.lost.empty()) {
+    md += fmt::format("\n## Lost in B ({})\n\n", d.lost.size());
+    for (const std::string& l : d.lost) md += "- " + md_inline(l, 1000) + "\n";
+  }
   for (ChangeKind k : {ChangeKind::regression, ChangeKind::fix, ChangeKind::device, ChangeKind::other}) {
     if (!d.count(k)) continue;
     md += fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), d.count(k));
@@ -77,15 +91,16 @@ std::string diff_markdown(const json& a, const json& b, const ResultsDiff& d) {
   return md;
 }
 
-json diff_json(const json& a, const json& b, const ResultsDiff& d) {
+json diff_json(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d) {
   json changed = json::array(), metrics = json::array(), missing = json::array();
   for (const VerdictChange& c : d.changed)
     changed.push_back({{"kernel", c.kernel}, {"case", c.case_name}, {"a", c.before}, {"b", c.after}, {"kind", change_kind_name(c.kind)}});
   for (const MetricChange& m : d.metrics)
     metrics.push_back({{"kernel", m.kernel}, {"case", m.case_name}, {"what", m.what}, {"a", m.before}, {"b", m.after}});
   for (const VerdictChange& m : d.missing) missing.push_back({{"kernel", m.kernel}, {"case", m.case_name}, {"a", m.before}, {"b", m.after}});
-  return {{"schema", "hkcheck-diff"}, {"schema_version", 1}, {"a", run_header(a)}, {"b", run_header(b)}, {"compared", d.compared},
-          {"regressions", d.count(ChangeKind::regression)}, {"changed", changed}, {"metrics", metrics}, {"not_run_in_both", missing}};
+  return {{"schema", "hkcheck-diff"}, {"schema_version", 1}, {"a", header_json(run_header(a))}, {"b", header_json(run_header(b))}, {"compared", d.compared},
+          {"regressions", d.count(ChangeKind::regression)}, {"changed", changed}, {"metrics", metrics}, {"not_run_in_both", missing},
+          {"lost", d.lost}};
 }
 
 }  // namespace hk

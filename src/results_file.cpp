@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace hk {
@@ -13,12 +14,10 @@ ResultsFile read_results_file(const std::string& folder_or_file) {
   std::ifstream in(r.path);
   if (!in) throw std::runtime_error(r.path + ": cannot be read");
   try {
-    r.doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(r.path + ": not a results file: " + e.what());
+    r.doc = nlohmann::json::parse(in).get<ResultsDocument>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(r.path + ": " + e.what());
   }
-  if (!r.doc.is_object() || !r.doc.contains("cases") || !r.doc["cases"].is_array())
-    throw std::runtime_error(r.path + ": not a results file: no \"cases\" array");
   return r;
 }
 

@@ -6,13 +6,14 @@
 #include <map>
 #include <thread>
 
+#include "case_fingerprint.h"
 #include "cli/resume.h"
+#include "cli/run_spec_settings.h"
 #include "cli/selected_cases.h"
 #include "compile_only.h"
 #include "compile_target.h"
 #include "exit_codes.h"
 #include "file_util.h"
-#include "git_commit.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "out_lock.h"
@@ -28,7 +29,6 @@ namespace hk {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using CaseKey = std::pair<std::string, std::string>;  // kernel, case
 
 RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
@@ -75,29 +75,16 @@ void announce(const Settings& s, const std::optional<DeviceInfo>& dev, const std
              dev->arch, dev->runtime_version, total, s.jobs * s.devices.size(), s.devices.size(), s.isolation);
 }
 
-json journal_header(const Settings& s, const RunInfo& run, const std::optional<DeviceInfo>& dev) {
-  return {{"type", "run"},
-          {"schema", "hkcheck-journal"},
-          {"schema_version", kJournalVersion},
-          {"hkcheck_version", HKCHECK_VERSION},
-          {"git_commit", git_commit()},
-          {"started_at", run.started_at},
-          {"seed", s.seed},
-          {"seeds", s.seeds},
-          {"backend", run.backend},
-          {"device_name", dev ? json(dev->name) : json("")},
-          {"device_index", s.devices.front()},
-          {"devices", s.devices},
-          {"isolation", s.isolation},
-          {"kernels", s.select.patterns},
-          {"case_filter", {{"k", s.select.case_patterns}, {"exclude", s.select.excludes}, {"last_failed", s.select.last_failed}}},
-          {"manifests", fs::absolute(s.manifest_dir).lexically_normal().string()},
-          {"timeout", s.timeout},
-          {"host_profile", s.host.profile},
-          {"repeat", s.repeat},
-          {"tier", s.tier},
-          {"source", s.source_vendor}};
+JournalHeader journal_header(const RunInfo& run, const SelectedCases& sel) {
+  JournalHeader h{run.hkcheck_version, run.git_commit, run.started_at, run.spec, run.device, {}};
+  for (const KernelSpec* k : sel.selection.kernels)
+    for (const CaseSpec& c : k->cases) h.cases.push_back(case_id(k->name, c.name));
+  return h;
 }
+
+// A journaled result worth keeping: a case that was never run, or skipped for want of a device,
+// runs again.
+bool finished(const CaseResult& r) { return r.status != Status::NOT_RUN && !(r.status == Status::SKIP && r.reason == "NO_DEVICE"); }
 
 // A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
 CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, const std::optional<CompileTarget>& target,
@@ -148,28 +135,30 @@ class Run {
  public:
   Run(Settings& s, SelectedCases& sel, const JournalContents& resumed, std::string journal_path)
       : s_(s), sel_(sel), runner_(runner_options(s, sel)), journal_path_(std::move(journal_path)), total_(sel.case_count()) {
-    for (const CaseResult& r : resumed.results) finished_[{r.kernel, r.case_name}] = r;  // a later line replaces an earlier one
+    for (const JournaledCase& j : resumed.cases)  // a later line replaces an earlier one
+      if (finished(j.result)) finished_[{j.result.kernel, j.result.case_name}] = j;
   }
 
   int operator()(const JournalContents& resumed) {
     info_ = run_info(s_.argv, sel_.loaded.errors);
-    info_.seed = s_.seed, info_.seeds = sel_.seeds, info_.markdown_every_case = s_.report.markdown_every_case;
+    info_.spec = spec_from_settings(s_, sel_.seeds, sel_.project.references);
+    info_.markdown_every_case = s_.report.markdown_every_case;
     if (!s_.resume_dir.empty()) info_.resumed_from = journal_path_;
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
     announce(s_, dev_, why_, total_);
-    info_.backend = dev_ ? dev_->backend : "none";
+    info_.spec.backend = dev_ ? dev_->backend : "none";
     // A port and its original under one entry: the device's vendor's file, unless --source says;
     // and the defines and options of the device's target (docs/manifest.md, "Per-target settings").
     if (dev_) {
-      info_.source_vendor = s_.source_vendor.empty() ? vendor_of_arch(dev_->arch) : s_.source_vendor;
-      target_ = run_target(dev_->backend, dev_->arch, info_.source_vendor);
+      info_.spec.source_vendor = s_.source_vendor.empty() ? vendor_of_arch(dev_->arch) : s_.source_vendor;
+      target_ = run_target(dev_->backend, dev_->arch, info_.spec.source_vendor);
       use_compile_target(sel_.loaded.kernels, *target_);
     }
-    if (dev_) info_.device = *dev_;
+    info_.device = dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
     if (!out_folder_allowed(s_)) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
-    info_.tier = s_.tier;
+    info_.spec.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
     if (!s_.resume_dir.empty() && !same_device_as(resumed)) return kExitUsage;
     if (!open_journal()) return kExitUsage;
@@ -179,10 +168,10 @@ class Run {
 
  private:
   bool same_device_as(const JournalContents& resumed) const {
-    const std::string was = resumed.header.value("device_name", "");
-    if (!dev_ || was.empty() || (dev_->name == was && dev_->backend == resumed.header.value("backend", ""))) return true;
+    const std::optional<DeviceInfo>& was = resumed.header.device;
+    if (!dev_ || !was || (dev_->name == was->name && dev_->backend == was->backend)) return true;
     fmt::print(stderr, "hkcheck: {}: the run being resumed ran on {} ({}), this one would run on {} ({}); start a new run\n", journal_path_,
-               was, resumed.header.value("backend", ""), dev_->name, dev_->backend);
+               was->name, was->backend, dev_->name, dev_->backend);
     return false;
   }
 
@@ -194,7 +183,7 @@ class Run {
       return false;
     }
     try {
-      journal_ = std::make_unique<JournalWriter>(s_.report.out_dir + "/" + kJournalName, journal_header(s_, info_, dev_), !s_.resume_dir.empty());
+      journal_ = std::make_unique<JournalWriter>(s_.report.out_dir + "/" + kJournalName, journal_header(info_, sel_), !s_.resume_dir.empty());
     } catch (const JournalError& e) {
       fmt::print(stderr, "hkcheck: {}\n", e.what());
       return false;
@@ -204,7 +193,7 @@ class Run {
 
   void journal_append(const CaseResult& r) {
     try {
-      journal_->append(r);
+      journal_->append(JournaledCase{plan_of_[case_id(r.kernel, r.case_name)], r});
     } catch (const JournalError& e) {
       fmt::print(stderr, "hkcheck: {} (the run goes on; --resume would run this case again)\n", e.what());
     }
@@ -230,7 +219,9 @@ class Run {
     if (r.status == Status::NOT_RUN || !dev_) return;
     if (!status_ok(r.actual_status.value_or(r.status)) && !s_.report.no_repro) {
       try {
-        write_repro(repro_abs(k, c), k, c, ReproSettings{s_.seed, info_.backend, dev_ ? dev_->arch : "", s_.self_exe});
+        const auto ref = sel_.references.file_of.find(k.reference);
+        write_repro(repro_abs(k, c), k, c,
+                    ReproSettings{info_.spec, dev_ ? dev_->arch : "", s_.self_exe, ref == sel_.references.file_of.end() ? "" : ref->second});
         r.repro = repro_subdir(k.name, c.name);
       } catch (const std::exception& e) {
         r.notes.push_back(std::string("could not write the repro folder: ") + e.what());
@@ -244,11 +235,15 @@ class Run {
     std::vector<CaseTask> tasks;
     std::vector<size_t> task_slot;  // where each task's result goes in results_
     size_t reused = 0;
+    std::vector<std::string> changed;
     for (const KernelSpec* k : sel_.selection.kernels) {
       for (const CaseSpec& c : k->cases) {
         origin_.emplace_back(k, &c);
-        if (const auto it = finished_.find({k->name, c.name}); it != finished_.end()) {
-          results_.push_back(it->second);
+        const std::string& plan = plan_of_[case_id(k->name, c.name)] = fingerprint(*k, c);
+        const auto it = finished_.find({k->name, c.name});
+        if (it != finished_.end() && it->second.plan != plan) changed.push_back(case_id(k->name, c.name));
+        if (it != finished_.end() && it->second.plan == plan) {
+          results_.push_back(it->second.result);
           ++done_, ++reused;
         } else if (dev_ && !(s_.tier == "small" && c.tier != "small") && serves_vendor(*k, target_->vendor) && !interrupt_signal()) {
           clear_repro(*k, c);  // an earlier run's repro of this case is stale
@@ -266,7 +261,15 @@ class Run {
       record(r, *tasks[i].kernel, *tasks[i].c);
       results_[task_slot[i]] = std::move(r);
     });
+    if (!changed.empty())
+      fmt::print(stderr, "hkcheck: {}: {} case(s) changed since their result (manifest entry, kernel source or headers, reference, or "
+                 "seed), e.g. {}: they run again\n", journal_path_, changed.size(), changed.front());
     if (reused) fmt::print(stderr, "hkcheck: {} cases kept from {}\n", reused, journal_path_);
+  }
+
+  std::string fingerprint(const KernelSpec& k, const CaseSpec& c) const {
+    const auto ref = sel_.references.file_of.find(k.reference);
+    return case_fingerprint(k, c, s_.seed, s_.repeat, ref == sel_.references.file_of.end() ? "" : ref->second);
   }
 
   int finish() {
@@ -305,7 +308,8 @@ class Run {
   std::optional<DeviceInfo> dev_;
   std::optional<CompileTarget> target_;  // the device's, once there is one
   std::string why_;
-  std::map<CaseKey, CaseResult> finished_;
+  std::map<CaseKey, JournaledCase> finished_;  // kept from the journal of a resumed run
+  std::map<std::string, std::string> plan_of_;  // case id -> its fingerprint (case_fingerprint.h)
   OutDirLock out_lock_;
   std::unique_ptr<JournalWriter> journal_;
   std::unique_ptr<Reporters> reporters_;  // once the out folder is known
@@ -328,7 +332,7 @@ int run_command(Settings& s) {
   JournalContents resumed;
   std::string journal_path;
   if (!s.resume_dir.empty() && !resume_settings(s, &resumed, &journal_path)) return kExitUsage;
-  auto sel = select_cases(s);
+  auto sel = select_cases(s, s.resume_dir.empty() ? nullptr : &resumed.header.cases);
   if (!sel) return kExitUsage;
   if (s.devices.empty()) s.devices = {s.device};
   if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
@@ -349,7 +353,8 @@ int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
   if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const RunInfo info = run_info(s.argv, sel->loaded.errors);
+  RunInfo info = run_info(s.argv, sel->loaded.errors);
+  info.spec = spec_from_settings(s, sel->seeds, sel->project.references);
   const int rc = compile_only_command(sel->selection.kernels,
                                       CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host, s.hiprtc_root, s.cache_dir},
                                       info, s.report);

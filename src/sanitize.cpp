@@ -94,9 +94,9 @@ int sanitizer_error_count(const std::string& summary) {
   return 0;
 }
 
-json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tool_names,
-                   const KernelSpec& k, const CaseSpec& c, const std::string& log_dir) {
-  json tools = json::array();
+CaseSanitizer sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tool_names,
+                            const KernelSpec& k, const CaseSpec& c, const std::string& log_dir) {
+  CaseSanitizer out{sanitizer_path, {}};
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   for (const std::string& tool : tool_names) {
@@ -111,26 +111,23 @@ json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, con
     std::stringstream ss;
     ss << in.rdbuf();
     const SanitizerReport rep = parse_sanitizer_log(ss.str());
-    json t = {{"tool", tool}, {"status", status_name(r.status)}, {"log", log_path}, {"summary", rep.summary},
-              {"errors", sanitizer_error_count(rep.summary)}};
-    t["first_error"] = rep.first_error.empty() ? json(nullptr) : json(rep.first_error);
-    if (!in) t["note"] = "the tool wrote no log: " + r.message.substr(0, 500);
-    tools.push_back(t);
+    out.tools.push_back({tool, r.status, sanitizer_error_count(rep.summary), rep.summary, rep.first_error, log_path,
+                         in ? "" : "the tool wrote no log: " + r.message.substr(0, 500)});
     if (r.status == Status::NOT_RUN) break;  // interrupted
   }
-  return {{"tool_path", sanitizer_path}, {"tools", tools}};
+  return out;
 }
 
 namespace {
 
 // The first tool that reported an error, as a verdict's message: the tool, its summary and the
 // first line of its first report (the kind of hazard, the kernel and, with line info, the line).
-std::optional<std::string> finding(const json& sanitizer) {
-  for (const json& t : sanitizer.value("tools", json::array())) {
-    if (t.value("errors", 0) == 0) continue;
-    const std::string first = t["first_error"].is_string() ? t["first_error"].get<std::string>() : std::string();
-    const std::string where = first.substr(0, first.find('\n'));
-    return fmt::format("compute-sanitizer {}: {}{}", t.value("tool", ""), t.value("summary", ""), where.empty() ? "" : ": " + where);
+std::optional<std::string> finding(const std::optional<CaseSanitizer>& sanitizer) {
+  if (!sanitizer) return std::nullopt;
+  for (const SanitizerTool& t : sanitizer->tools) {
+    if (t.errors == 0) continue;
+    const std::string where = t.first_error.substr(0, t.first_error.find('\n'));
+    return fmt::format("compute-sanitizer {}: {}{}", t.tool, t.summary, where.empty() ? "" : ": " + where);
   }
   return std::nullopt;
 }
@@ -150,7 +147,7 @@ void fail_on_finding(CaseResult& r, const KernelSpec& k, const CaseSpec& c, cons
 
 }  // namespace
 
-json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend, const std::string& device_arch,
+SanitizerRun sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend, const std::string& device_arch,
                       const std::string& out_dir, std::vector<CaseResult>& results, const std::vector<CaseOrigin>& origin,
                       const std::function<void(const CaseResult&)>& journal) {
   const auto tool = find_compute_sanitizer();
@@ -159,7 +156,7 @@ json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std
   else if (!tool) skipped = "compute-sanitizer was found neither on PATH nor in /usr/local/cuda/bin";
   if (!skipped.empty()) {
     fmt::print(stderr, "hkcheck: --sanitize: {}\n", skipped);
-    return {{"ran", false}, {"why", skipped}};
+    return SanitizerRun{false, skipped, "", {}, false};
   }
   for (size_t i = 0; i < results.size() && !interrupt_signal(); ++i) {
     CaseResult& r = results[i];
@@ -176,7 +173,7 @@ json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std
     fail_on_finding(r, *origin[i].first, *origin[i].second, device_arch);
     journal(r);
   }
-  return {{"ran", true}, {"tool_path", *tool}, {"tools", plan.tools}, {"every_case", plan.every_case}};
+  return SanitizerRun{true, "", *tool, plan.tools, plan.every_case};
 }
 
 }  // namespace hk

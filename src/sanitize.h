@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "contracts/run_info.h"
 #include "runner.h"
 
 namespace hk {
@@ -41,16 +42,15 @@ SanitizePlan parse_sanitize(const std::string& text);
 int sanitizer_error_count(const std::string& summary);
 
 // Runs case c of k again under sanitizer_path with each tool in turn; opt is the run's options
-// (the backend as probed). log_dir receives the tools' full logs. Returns the JSON for
-// CaseResult::sanitizer: {"tool_path", "tools": [{"tool","status","errors","summary","first_error","log"}]}.
-nlohmann::json sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tools,
+// (the backend as probed). log_dir receives the tools' full logs.
+CaseSanitizer sanitize_case(const RunOptions& opt, const std::string& sanitizer_path, const std::vector<std::string>& tools,
                              const KernelSpec& k, const CaseSpec& c, const std::string& log_dir);
 
 // The sanitizer pass over a finished run: results[i] is the result of case origin[i]; a result
-// the pass changes is handed to journal. Returns run.sanitizer ({"ran", "tool_path" or "why",
-// "tools", "every_case"}). device_arch picks the cases' expectations again for a new verdict.
+// the pass changes is handed to journal. Returns run.sanitizer (whether it ran, and with what,
+// or why not). device_arch picks the cases' expectations again for a new verdict.
 using CaseOrigin = std::pair<const KernelSpec*, const CaseSpec*>;
-nlohmann::json sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend,
+SanitizerRun sanitize_results(const SanitizePlan& plan, const RunOptions& opt, const std::string& backend,
                                 const std::string& device_arch, const std::string& out_dir, std::vector<CaseResult>& results,
                                 const std::vector<CaseOrigin>& origin, const std::function<void(const CaseResult&)>& journal);
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "case_filter.h"
@@ -47,14 +46,8 @@ ShardSpec parse_shard(const std::string& text) {
 }
 
 std::map<std::string, double> recorded_durations(const std::string& results) {
-  const ResultsFile f = read_results_file(results);
   std::map<std::string, double> ms;
-  try {
-    for (const nlohmann::json& c : f.doc["cases"])
-      ms[case_id(c.at("kernel"), c.at("case"))] = c.value("timings_ms", nlohmann::json::object()).value("wall", 0.0);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(f.path + ": not a results file: " + e.what());
-  }
+  for (const CaseResult& r : read_results_file(results).doc.cases) ms[case_id(r.kernel, r.case_name)] = r.timings.wall_ms;
   return ms;
 }
 

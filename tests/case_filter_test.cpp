@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "case_filter.h"
+#include "contracts/results_document.h"
 #include "test_util.h"
 
 namespace hk {
@@ -44,21 +46,24 @@ TEST(CaseFilter, PatternsKeywordsAndExcludesAllApply) {
 
 TEST(CaseFilter, LastFailedReadsAResultsFolder) {
   test::TempDir dir;
-  const nlohmann::json results = {{"cases",
-                                   {{{"kernel", "a"}, {"case", "1"}, {"status", "PASS"}},
-                                    {{"kernel", "a"}, {"case", "2"}, {"status", "FAIL"}},
-                                    {{"kernel", "b"}, {"case", "1"}, {"status", "XFAIL"}},
-                                    {{"kernel", "b"}, {"case", "2"}, {"status", "NOT_RUN"}},
-                                    {{"kernel", "b"}, {"case", "3"}, {"status", "SKIP"}}}}};
-  dir.write("run/test_results.json", results.dump());
+  ResultsDocument results;
+  for (const auto& [k, c, st] : std::vector<std::tuple<const char*, const char*, Status>>{
+           {"a", "1", Status::PASS}, {"a", "2", Status::FAIL}, {"b", "1", Status::XFAIL}, {"b", "2", Status::NOT_RUN}, {"b", "3", Status::SKIP}}) {
+    CaseResult r;
+    r.kernel = k, r.case_name = c, r.status = st;
+    results.cases.push_back(r);
+  }
+  dir.write("run/test_results.json", nlohmann::json(results).dump());
   EXPECT_EQ(ids_not_passed(dir.path() + "/run"), (std::set<std::string>{"a/2", "b/2"}));
   EXPECT_THROW(ids_not_passed(dir.path() + "/none"), std::runtime_error);
-  dir.write("bad.json", "{\"cases\": [{\"kernel\": \"a\"}]}");
+  nlohmann::json bad = results;
+  bad["cases"][1].erase("status");
+  dir.write("bad.json", bad.dump());
   try {
     ids_not_passed(dir.path() + "/bad.json");
     FAIL() << "a results file without statuses was read";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.json: not a results file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.json: /cases/1: "), std::string::npos) << e.what();
   }
 }
 

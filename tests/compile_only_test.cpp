@@ -35,7 +35,7 @@ struct CompileOnly : ::testing::Test {
 TEST_F(CompileOnly, OneResultPerConfigurationAndTarget) {
   EXPECT_EQ(run({"--arch", "sm_90,gfx90a", "rmsnorm"}), 0);
   const json r = results();
-  EXPECT_EQ(r["run"]["backend"], "compile-only");
+  EXPECT_EQ(r["run"]["spec"]["backend"], "compile-only");
   std::set<std::string> names;
   for (const json& c : r["cases"]) {
     EXPECT_EQ(c["status"], "PASS") << c.dump();

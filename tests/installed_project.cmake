@@ -43,3 +43,41 @@ endif()
 if(NOT err MATCHES "3 cases: 3 PASS")
   message(FATAL_ERROR "expected 3 cases, all PASS")
 endif()
+
+# A case of the project that fails: its repro folder's rerun.sh must run it again with the
+# installed hkcheck and reach the same verdict, the project's own reference included (the repro's
+# one-case manifest names the reference file; the installed references do not have it).
+file(WRITE ${PROJECT}/kernels/axpy_wrong.cu [=[
+template <typename T>
+__global__ void axpy(T* out, const T* x, const T* y, T a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * x[i] - y[i];
+}
+]=])
+file(READ ${PROJECT}/manifests/axpy.json manifest)
+string(REPLACE "\"team_axpy\", \"source\": \"../kernels/axpy.cu\"" "\"team_axpy_wrong\", \"source\": \"../kernels/axpy_wrong.cu\"" manifest "${manifest}")
+string(REPLACE "[1, 1000, 100000]" "[1000]" manifest "${manifest}")
+file(WRITE ${PROJECT}/wrong/axpy_wrong.json "${manifest}")
+execute_process(COMMAND ${PREFIX}/bin/hkcheck --backend host --host-profile mi325x --repeat 2 --cache-dir ${CACHE} --manifests wrong
+                        --out ${PROJECT}/results_wrong
+                WORKING_DIRECTORY ${PROJECT} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "the wrong kernel should fail the run (exit 1), got ${rc}:\n${err}")
+endif()
+file(GLOB_RECURSE reruns ${PROJECT}/results_wrong/repro/*/rerun.sh)
+list(LENGTH reruns n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one repro folder, found ${n}: ${reruns}")
+endif()
+file(READ ${reruns} rerun_text)
+foreach(option "--host-profile mi325x" "--repeat 2" "--backend host")
+  string(FIND "${rerun_text}" "${option}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "rerun.sh does not carry ${option}:\n${rerun_text}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HKCHECK=${PREFIX}/bin/hkcheck sh ${reruns} --cache-dir ${CACHE}
+                WORKING_DIRECTORY / RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "1 cases: 0 PASS, 1 FAIL")
+  message(FATAL_ERROR "rerun.sh of the failing case should FAIL it again (exit 1), got ${rc}:\n${err}")
+endif()

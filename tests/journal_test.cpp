@@ -12,14 +12,20 @@ namespace {
 
 using nlohmann::json;
 
-const json kHeader = {{"type", "run"}, {"schema", "hkcheck-journal"}, {"schema_version", kJournalVersion}, {"seed", 3}};
+JournalHeader header() {
+  JournalHeader h;
+  h.spec.seed = 3;
+  h.cases = {"k/a", "k/b", "k/c"};
+  return h;
+}
+const JournalHeader kHeader = header();
 
-CaseResult result(const std::string& case_name, Status st) {
+JournaledCase result(const std::string& case_name, Status st) {
   CaseResult r;
   r.kernel = "k";
   r.case_name = case_name;
   r.status = st;
-  return r;
+  return JournaledCase{"plan-of-" + case_name, r};
 }
 
 void append_raw(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
@@ -33,10 +39,12 @@ TEST(Journal, RoundTrip) {
     w.append(result("b", Status::FAIL));
   }
   const JournalContents j = read_journal(path);
-  EXPECT_EQ(j.header["seed"], 3);
-  ASSERT_EQ(j.results.size(), 2u);
-  EXPECT_EQ(j.results[1].case_name, "b");
-  EXPECT_EQ(j.results[1].status, Status::FAIL);
+  EXPECT_EQ(j.header.spec, kHeader.spec);
+  EXPECT_EQ(j.header.cases, kHeader.cases);
+  ASSERT_EQ(j.cases.size(), 2u);
+  EXPECT_EQ(j.cases[1].result.case_name, "b");
+  EXPECT_EQ(j.cases[1].result.status, Status::FAIL);
+  EXPECT_EQ(j.cases[1].plan, "plan-of-b");
   EXPECT_FALSE(j.dropped_partial_line);
 }
 
@@ -50,7 +58,7 @@ TEST(Journal, TruncatedLastLineIsIgnoredAndCutOffOnAppend) {
   append_raw(path, R"({"type":"case","result":{"kernel":"k","ca)");
   JournalContents j = read_journal(path);
   EXPECT_TRUE(j.dropped_partial_line);
-  ASSERT_EQ(j.results.size(), 1u);
+  ASSERT_EQ(j.cases.size(), 1u);
 
   {
     JournalWriter w(path, kHeader, true);
@@ -58,39 +66,61 @@ TEST(Journal, TruncatedLastLineIsIgnoredAndCutOffOnAppend) {
   }
   j = read_journal(path);
   EXPECT_FALSE(j.dropped_partial_line);
-  ASSERT_EQ(j.results.size(), 2u);
-  EXPECT_EQ(j.results[1].case_name, "c");
+  ASSERT_EQ(j.cases.size(), 2u);
+  EXPECT_EQ(j.cases[1].result.case_name, "c");
 }
 
 TEST(Journal, CompleteButUnterminatedLastLineIsNotTrusted) {
   test::TempDir dir;
   const std::string path = dir.path() + "/results.jsonl";
   { JournalWriter w(path, kHeader, false); }
-  append_raw(path, json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump());
+  append_raw(path, json(result("a", Status::PASS)).dump());
   const JournalContents j = read_journal(path);
   EXPECT_TRUE(j.dropped_partial_line);
-  EXPECT_TRUE(j.results.empty());
+  EXPECT_TRUE(j.cases.empty());
 }
 
 TEST(Journal, ATornLineInTheMiddleIsIgnoredAndTheRestKept) {
   test::TempDir dir;
-  const std::string case_line = json{{"type", "case"}, {"result", result("a", Status::PASS)}}.dump();
-  const std::string path = dir.write("results.jsonl", kHeader.dump() + "\n" + case_line.substr(0, 20) + "\n" + case_line + "\n");
+  const std::string case_line = json(result("a", Status::PASS)).dump();
+  const std::string path = dir.write("results.jsonl", json(kHeader).dump() + "\n" + case_line.substr(0, 20) + "\n" + case_line + "\n");
   const JournalContents j = read_journal(path);
   EXPECT_EQ(j.damaged_lines, std::vector<int>{2});
-  ASSERT_EQ(j.results.size(), 1u) << "the whole lines after it are kept";
-  EXPECT_EQ(j.results[0].case_name, "a");
+  ASSERT_EQ(j.cases.size(), 1u) << "the whole lines after it are kept";
+  EXPECT_EQ(j.cases[0].result.case_name, "a");
 }
 
 TEST(Journal, AFileWhoseFirstLineIsNotJsonIsRefusedNamingFileAndLine) {
   test::TempDir dir;
-  const std::string path = dir.write("results.jsonl", "not json\n" + kHeader.dump() + "\n");
+  const std::string path = dir.write("results.jsonl", "not json\n" + json(kHeader).dump() + "\n");
   try {
     read_journal(path);
     FAIL() << "expected a JournalError";
   } catch (const JournalError& e) {
     EXPECT_NE(std::string(e.what()).find(path + ":1:"), std::string::npos) << e.what();
   }
+}
+
+TEST(Journal, AJournalOfAnotherVersionIsRefusedNamingTheField) {
+  test::TempDir dir;
+  json old = kHeader;
+  old["schema_version"] = 1;
+  try {
+    read_journal(dir.write("results.jsonl", old.dump() + "\n"));
+    FAIL() << "expected a JournalError";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find(":1: /schema_version"), std::string::npos) << e.what();
+  }
+  json no_spec = kHeader;
+  no_spec.erase("spec");
+  EXPECT_THROW(read_journal(dir.write("b.jsonl", no_spec.dump() + "\n")), JournalError);
+}
+
+TEST(Journal, ACaseLineWithoutItsPlanIsRefused) {
+  test::TempDir dir;
+  json line = result("a", Status::PASS);
+  line.erase("plan");
+  EXPECT_THROW(read_journal(dir.write("results.jsonl", json(kHeader).dump() + "\n" + line.dump() + "\n")), JournalError);
 }
 
 TEST(Journal, SomethingElseIsRefused) {
@@ -112,7 +142,7 @@ TEST(Journal, NeverWrittenThroughALink) {
   { JournalWriter w(path, kHeader, false); }
   EXPECT_EQ(test::slurp(victim), "precious\n");
   EXPECT_FALSE(std::filesystem::is_symlink(path));
-  EXPECT_EQ(read_journal(path).header["seed"], 3);
+  EXPECT_EQ(read_journal(path).header.spec.seed, 3u);
 }
 
 // A line is valid UTF-8 whatever bytes a kernel's output put in a message.
@@ -121,11 +151,11 @@ TEST(Journal, LinesAreUtf8) {
   const std::string path = dir.path() + "/results.jsonl";
   {
     JournalWriter w(path, kHeader, false);
-    CaseResult r = result("a", Status::CRASH);
-    r.message = "its output: \xff";
-    w.append(r);
+    JournaledCase c = result("a", Status::CRASH);
+    c.result.message = "its output: \xff";
+    w.append(c);
   }
-  EXPECT_EQ(read_journal(path).results.at(0).message, "its output: \\xff");
+  EXPECT_EQ(read_journal(path).cases.at(0).result.message, "its output: \\xff");
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(ReportJunit, EachVerdictInItsElementAndCountsAddUp) {
   rs[3].reason = "HW_LIMIT";
   rs[4].compile_log = "x.cu(3): error: expected a ;";
   RunInfo run;
-  run.backend = "host";
+  run.spec.backend = "host";
   const std::string x = results_junit(run, rs);
   EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"hkcheck\" tests=\"5\" failures=\"1\" errors=\"2\" skipped=\"1\"", 0), 0u) << x;
   EXPECT_NE(x.find("<testsuite name=\"rmsnorm\" tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"0\" time=\"4.500\""), std::string::npos) << x;

@@ -52,8 +52,9 @@ RunInfo sample_run() {
   RunInfo run;
   run.hkcheck_version = "0.1.0";
   run.git_commit = "abc";
-  run.backend = "cuda";
-  run.device = {{"name", "NVIDIA H100 80GB HBM3"}, {"arch", "sm_90"}};
+  run.spec.backend = "cuda";
+  run.device = DeviceInfo{};
+  run.device->name = "NVIDIA H100 80GB HBM3", run.device->arch = "sm_90";
   return run;
 }
 

@@ -22,6 +22,13 @@ using nlohmann::json;
 
 using test::slurp;
 
+ReproSettings repro_settings(uint64_t seed, const std::string& backend, const std::string& arch = "sm_90") {
+  ReproSettings s;
+  s.spec.seed = seed, s.spec.backend = backend;
+  s.arch = arch, s.hkcheck_exe = "/opt/hkcheck";
+  return s;
+}
+
 TEST(Repro, TensorFileRoundTrips) {
   test::TempDir dir;
   const TensorFile t{"out", DType::bf16, {2, 3}, pack(DType::bf16, {1, -2, 0.5, 3, 4, 5})};
@@ -87,7 +94,7 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   ASSERT_NE(swept, nullptr);
 
   const std::string out = dir.path() + "/r";
-  write_repro(out, k, *swept, ReproSettings{42, "cuda", "sm_90", "/opt/hkcheck"});
+  write_repro(out, k, *swept, repro_settings(42, "cuda"));
 
   const ManifestLoad again = load_manifest(out + "/manifest.json");
   ASSERT_TRUE(again.errors.empty()) << again.errors[0];
@@ -114,7 +121,7 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
   const std::string rerun = slurp(out + "/rerun.sh");
   EXPECT_NE(rerun.find("--seed 42"), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("--isolation case"), std::string::npos) << rerun;
-  EXPECT_NE(rerun.find("'copy_kernel'"), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find("--manifests \"$here\""), std::string::npos) << rerun;
   EXPECT_NE(rerun.find("/opt/hkcheck"), std::string::npos) << rerun;
   EXPECT_TRUE((fs::status(out + "/rerun.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
 }
@@ -142,7 +149,7 @@ TEST(Repro, ManifestHoldsTheRunsTargetsDefinesAndOptions) {
   use_compile_target(load.kernels, run_target("host", "gfx942", ""));  // --backend host --host-profile mi325x
   const KernelSpec& k = load.kernels[0];
   const std::string out = dir.path() + "/r";
-  write_repro(out, k, k.cases[0], ReproSettings{1, "host", "gfx942", "/opt/hkcheck"});
+  write_repro(out, k, k.cases[0], repro_settings(1, "host", "gfx942"));
 
   const std::string inc = fs::absolute(dir.path() + "/m/inc").lexically_normal().string();
   const std::string opts = slurp(out + "/compile_options.txt");
@@ -190,10 +197,45 @@ TEST(Repro, ACaseNameWithANewlineCannotBecomeACommandInRerunSh) {
   const ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
   ASSERT_TRUE(load.errors.empty()) << load.errors[0];
   const std::string out = dir.path() + "/r";
-  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], repro_settings(1, "host"));
   const std::string rerun = slurp(out + "/rerun.sh");
   for (size_t at = 0, nl; (nl = rerun.find('\n', at)) != std::string::npos; at = nl + 1)
     EXPECT_NE(rerun.substr(at, nl - at).rfind("touch", 0), 0u) << "a line of rerun.sh starts with the injected command:\n" << rerun;
+}
+
+// rerun.sh is written from the run's RunSpec: every setting that decides the verdict comes back
+// (the host profile, the tier, launches, the vendor's file, the timeout), with the case's seed.
+TEST(Repro, RerunShCarriesEverySettingOfTheRun) {
+  test::TempDir dir;
+  dir.write("m/k.cu", "#include \"hkcheck.h\"\n");
+  dir.write("refs/mine.cpp", "#include \"reference.h\"\nHK_REFERENCE(my_copy) {}\n");
+  const json kernel = json::parse(R"J({
+    "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "my_copy", "params": {"n": 4},
+    "cases": [{"name": "c", "params": {}}],
+    "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
+                {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out"}],
+    "args": ["out", "x", {"dtype": "i32", "value": "n"}], "launch": {"grid": [1], "block": [32]}
+  })J");
+  const ManifestLoad load = load_manifest(dir.write("m/copy.json", json{{"hkcheck_manifest", 1}, {"kernels", {kernel}}}.dump()));
+  ASSERT_TRUE(load.errors.empty()) << load.errors[0];
+  ReproSettings rs = repro_settings(7, "host");
+  rs.spec.host_profile = "mi325x", rs.spec.tier = "all", rs.spec.repeat = 5, rs.spec.source_vendor = "hip", rs.spec.timeout = 12.5;
+  rs.spec.time_launches = 3, rs.spec.selection.case_patterns = {"c"}, rs.spec.selection.shard = "1/2";
+  rs.reference_file = dir.path() + "/refs/mine.cpp";
+  const std::string out = dir.path() + "/r";
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], rs);
+  const std::string rerun = slurp(out + "/rerun.sh");
+  for (const char* option : {" --backend host ", " --seed 7 ", " --host-profile mi325x ", " --tier all ", " --repeat 5 ", " --source hip ",
+                             " --timeout 12.5 ", " --isolation case ", " --time --time-launches 3 \"$@\""})
+    EXPECT_NE(rerun.find(option), std::string::npos) << option << "\n" << rerun;
+  for (const char* option : {" -k ", "--shard"}) EXPECT_EQ(rerun.find(option), std::string::npos) << "the repro holds the one case\n" << rerun;
+  // The project's own reference is named where it is, and the kernel's headers beside it are found.
+  const json m = json::parse(slurp(out + "/manifest.json"));
+  EXPECT_EQ(m["kernels"][0]["reference_source"], fs::absolute(dir.path() + "/refs/mine.cpp").lexically_normal().string());
+  EXPECT_EQ(m["kernels"][0]["include_dirs"], json({fs::absolute(dir.path() + "/m").lexically_normal().string()}));
+  const ManifestLoad again = load_manifest(out + "/manifest.json");
+  ASSERT_TRUE(again.errors.empty()) << again.errors[0];
+  EXPECT_EQ(again.kernels[0].reference_source, m["kernels"][0]["reference_source"]);
 }
 
 }  // namespace
@@ -229,7 +271,7 @@ TEST(Repro, NamesThatSlugAlikeOrRunLongGetFoldersAndFilesOfTheirOwn) {
   const ManifestLoad load = colliding_kernel(dir, "k.cu", std::string(300, 'c'));
   ASSERT_TRUE(load.errors.empty()) << load.errors[0];
   const std::string out = dir.path() + "/" + repro_subdir("k", load.kernels[0].cases[0].name);
-  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], repro_settings(1, "host"));
   std::set<std::string> tensors;
   for (const auto& e : fs::directory_iterator(out + "/inputs")) tensors.insert(read_tensor_file(e.path().string()).name);
   EXPECT_EQ(tensors, (std::set<std::string>{"x", "p/q", "p_q"})) << "one input file per tensor";
@@ -242,7 +284,7 @@ TEST(Repro, CopiesKeepTheirSourcesModeAndNeverTakeTheFoldersOwnNames) {
   fs::permissions(dir.path() + "/m/rerun.sh", fs::perms::owner_read | fs::perms::owner_write);
   fs::permissions(dir.path() + "/m/k.json", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   const std::string out = dir.path() + "/r";
-  write_repro(out, load.kernels[0], load.kernels[0].cases[0], ReproSettings{1, "host", "sm_90", "/opt/hkcheck"});
+  write_repro(out, load.kernels[0], load.kernels[0].cases[0], repro_settings(1, "host"));
   EXPECT_EQ(fs::status(out + "/kernel_source.sh").permissions(), fs::perms::owner_read | fs::perms::owner_write)
       << "a private kernel stays private";
   EXPECT_EQ(fs::status(out + "/manifest.json").permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);

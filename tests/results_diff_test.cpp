@@ -9,21 +9,32 @@ namespace {
 
 using nlohmann::json;
 
-json diff_run_of(std::vector<json> cases) { return {{"schema_version", 1}, {"cases", cases}}; }
-json c(const std::string& k, const std::string& name, const std::string& status, const std::string& reason = "") {
-  return {{"kernel", k}, {"case", name}, {"status", status}, {"reason", reason}};
+ResultsDocument diff_run_of(std::vector<CaseResult> cases) {
+  ResultsDocument d;
+  d.cases = std::move(cases);
+  return d;
+}
+CaseResult c(const std::string& k, const std::string& name, const std::string& status, const std::string& reason = "") {
+  CaseResult r;
+  r.kernel = k, r.case_name = name, r.status = *parse_status(status), r.reason = reason;
+  return r;
+}
+CaseResult xfail(const std::string& name, Status underneath) {
+  CaseResult r = c("k", name, "XFAIL");
+  r.actual_status = underneath;
+  return r;
 }
 
 TEST(ResultsDiff, SameVerdictsDoNotDiffer) {
-  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "CRASH")});
+  const ResultsDocument a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "CRASH")});
   const ResultsDiff d = diff_results(a, a);
   EXPECT_EQ(d.compared, 2);
   EXPECT_TRUE(d.changed.empty());
 }
 
 TEST(ResultsDiff, AChangedVerdictOrSkipReasonIsReported) {
-  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "SKIP", "HW_LIMIT"), c("k", "3", "PASS")});
-  const json b = diff_run_of({c("k", "1", "FAIL"), c("k", "2", "PASS"), c("k", "3", "PASS")});
+  const ResultsDocument a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "SKIP", "HW_LIMIT"), c("k", "3", "PASS")});
+  const ResultsDocument b = diff_run_of({c("k", "1", "FAIL"), c("k", "2", "PASS"), c("k", "3", "PASS")});
   const ResultsDiff d = diff_results(a, b);
   ASSERT_EQ(d.changed.size(), 2u);
   EXPECT_EQ(d.changed[0].before, "PASS");
@@ -32,8 +43,8 @@ TEST(ResultsDiff, AChangedVerdictOrSkipReasonIsReported) {
 }
 
 TEST(ResultsDiff, CasesNotRunInBothAreListedNotCompared) {
-  const json a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("k", "only_a", "PASS")});
-  const json b = diff_run_of({c("k", "1", "SKIP", "TIER"), c("k", "2", "PASS"), c("k", "only_b", "FAIL")});
+  const ResultsDocument a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("k", "only_a", "PASS")});
+  const ResultsDocument b = diff_run_of({c("k", "1", "SKIP", "TIER"), c("k", "2", "PASS"), c("k", "only_b", "FAIL")});
   const ResultsDiff d = diff_results(a, b);
   EXPECT_EQ(d.compared, 1);
   EXPECT_TRUE(d.changed.empty());
@@ -52,9 +63,7 @@ TEST(ResultsDiff, AKernelOfTheOtherVendorIsNotRunNotARegression) {
 }
 
 TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
-  json crash = c("k", "1", "XFAIL"), timeout = c("k", "1", "XFAIL");
-  crash["actual_status"] = "CRASH";
-  timeout["actual_status"] = "TIMEOUT";
+  const CaseResult crash = xfail("1", Status::CRASH), timeout = xfail("1", Status::TIMEOUT);
   const ResultsDiff d = diff_results(diff_run_of({crash}), diff_run_of({timeout}));
   ASSERT_EQ(d.changed.size(), 1u);
   EXPECT_EQ(d.changed[0].before, "XFAIL [CRASH]");
@@ -64,21 +73,18 @@ TEST(ResultsDiff, ExpectedFailuresAreComparedByTheVerdictUnderneath) {
 // An expect for one arch (a wave64 kernel declared FAIL on sm_90) is XFAIL there and PASS on the
 // other device: a device difference, in either direction; an XFAIL that became a FAIL is not.
 TEST(ResultsDiff, AVerdictDeclaredForOneDeviceIsADeviceDifference) {
-  json xfail = c("k", "1", "XFAIL");
-  xfail["actual_status"] = "FAIL";
-  json xfail2 = xfail;
-  xfail2["case"] = "2";
-  const ResultsDiff d = diff_results(diff_run_of({xfail, c("k", "2", "PASS")}), diff_run_of({c("k", "1", "PASS"), xfail2}));
+  const ResultsDiff d = diff_results(diff_run_of({xfail("1", Status::FAIL), c("k", "2", "PASS")}),
+                                     diff_run_of({c("k", "1", "PASS"), xfail("2", Status::FAIL)}));
   ASSERT_EQ(d.changed.size(), 2u);
   for (const VerdictChange& v : d.changed) EXPECT_EQ(v.kind, ChangeKind::device) << v.case_name;
-  const ResultsDiff worse = diff_results(diff_run_of({xfail}), diff_run_of({c("k", "1", "FAIL")}));
+  const ResultsDiff worse = diff_results(diff_run_of({xfail("1", Status::FAIL)}), diff_run_of({c("k", "1", "FAIL")}));
   ASSERT_EQ(worse.changed.size(), 1u);
   EXPECT_EQ(worse.changed[0].kind, ChangeKind::regression);
 }
 
-json fixture(const std::string& name) {
+ResultsDocument fixture(const std::string& name) {
   std::ifstream in(std::string(REPO_DIR) + "/tests/fixtures/diff/" + name);
-  return json::parse(in);
+  return json::parse(in).get<ResultsDocument>();
 }
 
 const VerdictChange* change_of(const ResultsDiff& d, const std::string& name) {
@@ -89,7 +95,7 @@ const VerdictChange* change_of(const ResultsDiff& d, const std::string& name) {
 
 // An NVIDIA and an AMD run with every kind of change, read in both directions.
 TEST(ResultsDiff, EveryKindOfChangeBetweenVendorsInBothDirections) {
-  const json nv = fixture("h100.json"), amd = fixture("mi325x.json");
+  const ResultsDocument nv = fixture("h100.json"), amd = fixture("mi325x.json");
   const ResultsDiff d = diff_results(nv, amd);
   EXPECT_EQ(d.compared, 8);
   EXPECT_EQ(change_of(d, "regressed")->kind, ChangeKind::regression);
@@ -117,22 +123,82 @@ TEST(ResultsDiff, EveryKindOfChangeBetweenVendorsInBothDirections) {
                         "| gemm | 1 not run in both, 1 only in A, 1 only in B |"})
     EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
   const json j = diff_json(nv, amd, d);
+  EXPECT_EQ(d.lost, std::vector<std::string>{"kernel gemm: 1 case(s) of A are not in B"});
   EXPECT_EQ(j["regressions"], 2);
   EXPECT_EQ(j["a"]["arch"], "sm_90");
 }
 
 TEST(ResultsDiff, KernelTimesAreComparedOnTheSameDevice) {
-  json a = fixture("h100.json"), b = a;
-  for (json& c : b["cases"]) c["timings_ms"]["kernel"] = 1.0;
+  ResultsDocument a = fixture("h100.json"), b = a;
+  for (CaseResult& r : b.cases) r.timings.kernel_ms = 1.0;
   EXPECT_TRUE(diff_results(a, b).metrics.empty()) << "single launches timed with a host clock are not compared";
-  for (json& c : a["cases"]) c["timing"] = {{"median_ms", 0.1}};
-  for (json& c : b["cases"]) c["timing"] = {{"median_ms", 1.0}};
+  for (CaseResult& r : a.cases) r.timing = KernelTiming{20, 0.1, 0.1, 0.1, 0, 0};
+  for (CaseResult& r : b.cases) r.timing = KernelTiming{20, 1.0, 1.0, 1.0, 0, 0};
   const ResultsDiff d = diff_results(a, b);
   EXPECT_FALSE(d.metrics.empty());
   EXPECT_EQ(d.metrics[0].what, "kernel ms");
 }
 
-TEST(ResultsDiff, NotAResultsDocumentIsAnError) { EXPECT_THROW(diff_results(json::object(), diff_run_of({})), std::runtime_error); }
+// Two records of one case: which to compare would be a guess, so the diff is refused.
+TEST(ResultsDiff, ACaseRecordedTwiceIsAnError) {
+  const ResultsDocument twice = diff_run_of({c("k", "1", "PASS"), c("k", "1", "FAIL")});
+  try {
+    diff_results(diff_run_of({c("k", "1", "PASS")}), twice);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("run B holds case k/1 more than once"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(diff_results(twice, diff_run_of({})), std::runtime_error);
+}
+
+// What B lost against A is listed, and counts as a change: an interrupt, a manifest error (a
+// kernel left out), NOT_RUN cases, cases of A it does not have.
+TEST(ResultsDiff, WhatBLostIsListed) {
+  const ResultsDocument a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("gone", "1", "PASS")});
+  ResultsDocument b = diff_run_of({c("k", "1", "PASS"), c("k", "2", "NOT_RUN")});
+  EXPECT_EQ(diff_results(a, a).lost.size(), 0u);
+  ResultsDiff d = diff_results(a, b);
+  EXPECT_TRUE(d.changed.empty());
+  ASSERT_EQ(d.lost.size(), 2u);
+  EXPECT_EQ(d.lost[0], "1 case(s) of B are NOT_RUN");
+  EXPECT_EQ(d.lost[1], "kernel gone: 1 case(s) of A are not in B");
+  b.run.interrupted = "SIGINT";
+  b.run.manifest_errors = {"m.json: /kernels/0/name: expected a string"};
+  d = diff_results(a, b);
+  ASSERT_EQ(d.lost.size(), 4u);
+  EXPECT_EQ(d.lost[0], "B was interrupted by SIGINT");
+  EXPECT_NE(diff_markdown(a, b, d).find("## Lost in B (4)"), std::string::npos);
+  EXPECT_EQ(diff_json(a, b, d)["lost"].size(), 4u);
+}
+
+// A results file of the first schema (every committed run) still reads, with its run record.
+TEST(ResultsDiff, ResultsOfSchemaOneStillRead) {
+  const ResultsDocument nv = fixture("h100.json");
+  EXPECT_EQ(nv.schema_version, 1);
+  EXPECT_EQ(nv.run.spec.backend, "cuda");
+  ASSERT_TRUE(nv.run.device.has_value());
+  EXPECT_EQ(nv.run.device->arch, "sm_90");
+  std::ifstream in(std::string(REPO_DIR) + "/results/h100/test_results.json");
+  const ResultsDocument committed = json::parse(in).get<ResultsDocument>();
+  EXPECT_GT(committed.cases.size(), 1000u);
+  EXPECT_EQ(committed.run.spec.source_vendor, "cuda");
+}
+
+// A version this hkcheck does not know is refused, naming the field.
+TEST(ResultsDiff, AnUnknownSchemaVersionIsRefused) {
+  json j = diff_run_of({c("k", "1", "PASS")});
+  j["schema_version"] = 99;
+  try {
+    j.get<ResultsDocument>();
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/schema_version: 99 is not a version"), std::string::npos) << e.what();
+  }
+  j["schema_version"] = kResultsSchemaVersion;
+  EXPECT_EQ(j.get<ResultsDocument>().cases.size(), 1u) << "and the current one round-trips";
+  j.erase("schema");
+  EXPECT_THROW(j.get<ResultsDocument>(), std::runtime_error);
+}
 
 }  // namespace
 }  // namespace hk

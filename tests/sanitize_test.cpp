@@ -101,7 +101,9 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   EXPECT_TRUE(fs::exists(repro + "/output/fake.got")) << "the worker was given the repro folder";
   EXPECT_NE(slurp(repro + "/compile_options.txt").find("--gpu-architecture=fake_1\n-std=c++17\n-DHK_BACKEND_CUDA=1\n--pre-include=hk_nvrtc_types.h\n-DT=float\n"), std::string::npos)
       << slurp(repro + "/compile_options.txt");
-  EXPECT_NE(slurp(repro + "/rerun.sh").find("--seed 5 --backend cuda"), std::string::npos);
+  const std::string rerun_sh = slurp(repro + "/rerun.sh");
+  for (const char* option : {" --seed 5 ", " --backend cuda ", " --isolation case ", " --sanitize "})
+    EXPECT_NE(rerun_sh.find(option), std::string::npos) << option << "\n" << rerun_sh;
 
   // The one-line rerun runs just this case, with the same name and seed.
   Subprocess rerun({"/bin/sh", "-c", "HKCHECK='" + std::string(HKCHECK_PATH) + "' \"$0\" --worker-exe '" + FAKE_WORKER_PATH + "' --no-cache",
@@ -113,7 +115,7 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   ASSERT_EQ(again["cases"].size(), 1u);
   EXPECT_EQ(again["cases"][0]["case"], "only");
   EXPECT_EQ(again["cases"][0]["status"], "FAIL");
-  EXPECT_EQ(again["run"]["seed"], 5);
+  EXPECT_EQ(again["run"]["spec"]["seed"], 5);
 
   ASSERT_TRUE(c["sanitizer"].is_object()) << c.dump(2);
   const json& tools = c["sanitizer"]["tools"];

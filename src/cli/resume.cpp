@@ -3,55 +3,61 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "cli/run_spec_settings.h"
+#include "seed_sweep.h"
+
 namespace hk {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
-template <class T>
-bool take(const Settings& s, const std::string& option, const json& header, const std::string& field, T& value, const std::string& journal) {
-  const T recorded = header.at(field).get<T>();
-  if (s.was_given(option) && value != recorded) {
-    fmt::print(stderr, "hkcheck: {}: the run being resumed used {} {}, not {}; resume with the same settings or start a new run\n",
-               journal, option, json(recorded).dump(), json(value).dump());
-    return false;
-  }
-  value = recorded;
-  return true;
+// The options of the command line that set a field of spec_differences (named by its option).
+std::vector<std::string> options_setting(const std::string& field) {
+  if (field == "kernel patterns") return {"kernels", "--all"};
+  if (field == "--devices") return {"--device", "--devices"};
+  if (field == "--time-launches") return {"--time", "--time-launches"};
+  if (field == "-x") return {"--exitfirst"};
+  if (field == "--manifests" || field == "references") return {"--root", "--manifests"};
+  return {field};
 }
 
-// Every recorded setting, taken or refused; json errors go to the caller.
-bool take_all(Settings& s, const json& h, const std::string& journal) {
-  std::string recorded_backend = h.value("backend", "auto");
-  if (recorded_backend == "none") recorded_backend = s.backend;  // no device then: any now
-  json header_backend = h;
-  header_backend["backend"] = recorded_backend;
-  json manifests_header = h;  // the same folder however it is spelled
-  std::error_code ec;
-  if (s.was_given("--manifests") && h.contains("manifests") &&
-      fs::weakly_canonical(s.manifest_dir, ec) == fs::weakly_canonical(h["manifests"].get<std::string>(), ec))
-    manifests_header["manifests"] = s.manifest_dir;
-  if (!take(s, "--seed", h, "seed", s.seed, journal) || (h.contains("seeds") && !take(s, "--seeds", h, "seeds", s.seeds, journal)) ||
-      !take(s, "--manifests", manifests_header, "manifests", s.manifest_dir, journal) ||
-      !take(s, "--backend", header_backend, "backend", s.backend, journal) || !take(s, "--device", h, "device_index", s.device, journal) ||
-      (h.contains("host_profile") && !take(s, "--host-profile", h, "host_profile", s.host.profile, journal)) ||
-      (h.contains("repeat") && !take(s, "--repeat", h, "repeat", s.repeat, journal)) ||
-      (h.contains("tier") && !take(s, "--tier", h, "tier", s.tier, journal)) ||
-      (h.contains("source") && !take(s, "--source", h, "source", s.source_vendor, journal)))
-    return false;
-  const auto kernels = h.at("kernels").get<std::vector<std::string>>();
-  if ((!s.select.patterns.empty() || s.select.all) && s.select.patterns != kernels) {
-    fmt::print(stderr, "hkcheck: {}: the run being resumed selected {}, not {}; resume with the same selection or start a new run\n",
-               journal, h.at("kernels").dump(), json(s.select.patterns).dump());
-    return false;
+// What the command line asked for, as a RunSpec, with what it leaves open ("auto") taken as
+// agreeing with the journal.
+RunSpec as_given(const Settings& s, const RunSpec& recorded) {
+  std::vector<uint64_t> seeds;
+  try {
+    if (!s.seeds.empty()) seeds = parse_seed_list(s.seeds);
+  } catch (const std::invalid_argument&) {
+    // select_cases reports a bad --seeds after the resume is refused or taken
   }
-  s.select.patterns = kernels;
-  if (!s.was_given("--timeout")) s.timeout = h.at("timeout").get<double>();
-  return true;
+  RunSpec g = spec_from_settings(s, seeds, recorded.references);
+  if (!s.root_dir.empty()) g.manifests = fs::absolute(fs::path(s.root_dir) / "manifests").lexically_normal().string();
+  if (g.backend == "auto" || recorded.backend == "none") g.backend = recorded.backend;
+  if (g.tier == "auto") g.tier = recorded.tier;
+  std::error_code ec;
+  if (fs::weakly_canonical(g.manifests, ec) == fs::weakly_canonical(recorded.manifests, ec)) g.manifests = recorded.manifests;
+  return g;
+}
+
+// Refuses a setting given with another value than the journal's; true when none was.
+bool agrees_with_journal(const Settings& s, const RunSpec& recorded, const std::string& journal) {
+  bool ok = true;
+  for (const SpecDifference& d : spec_differences(as_given(s, recorded), recorded, true)) {
+    bool given = false;
+    for (const std::string& option : options_setting(d.field)) given = given || s.was_given(option);
+    if (!given || resume_may_change(d.field)) continue;
+    fmt::print(stderr, "hkcheck: {}: the run being resumed used {} {}, not {}; resume with the same settings or start a new run\n", journal,
+               d.field, d.b, d.a);
+    ok = false;
+  }
+  return ok;
 }
 
 }  // namespace
+
+bool resume_may_change(const std::string& option) {
+  return option == "--timeout" || option == "-x" || option == "--exitfirst" || option == "--devices" || option == "--device";
+}
 
 bool resume_settings(Settings& s, JournalContents* journal, std::string* journal_path) {
   *journal_path = s.resume_dir + "/" + kJournalName;
@@ -69,12 +75,17 @@ bool resume_settings(Settings& s, JournalContents* journal, std::string* journal
     return false;
   }
   s.report.out_dir = s.resume_dir;
-  try {
-    return take_all(s, journal->header, *journal_path);
-  } catch (const json::exception& e) {
-    fmt::print(stderr, "hkcheck: {}:1: bad run header: {}\n", *journal_path, e.what());
-    return false;
-  }
+  const RunSpec& recorded = journal->header.spec;
+  if (!agrees_with_journal(s, recorded, *journal_path)) return false;
+  // The overrides resume allows, kept as given.
+  const double timeout = s.timeout;
+  const bool exit_first = s.exit_first;
+  const std::vector<int> devices = s.devices.empty() ? std::vector<int>{s.device} : s.devices;
+  apply_spec(recorded, s);
+  if (s.was_given("--timeout")) s.timeout = timeout;
+  if (s.was_given("--exitfirst")) s.exit_first = exit_first;
+  if (s.was_given("--device") || s.was_given("--devices")) s.devices = devices, s.device = devices.front();
+  return true;
 }
 
 }  // namespace hk

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include <set>
+
 #include "case_filter.h"
 #include "report_text.h"
 #include "seed_sweep.h"
@@ -48,6 +50,21 @@ bool apply_filters(const SelectionSettings& o, SelectedCases& out) {
   return out.selection.errors.empty();
 }
 
+// A resumed run's cases, by id, in the manifests' order; every one must still be defined.
+bool select_planned(const std::vector<std::string>& planned, SelectedCases& out) {
+  std::set<std::string> ids(planned.begin(), planned.end());
+  std::vector<KernelSpec>& kernels = out.loaded.kernels;
+  for (KernelSpec& k : kernels) filter_cases(k, CaseFilter{{}, {}, {}, ids});
+  out.selection = select_kernels(kernels, {});
+  std::erase_if(out.selection.kernels, [](const KernelSpec* k) { return k->cases.empty(); });
+  for (const KernelSpec* k : out.selection.kernels)
+    for (const CaseSpec& c : k->cases) ids.erase(case_id(k->name, c.name));
+  if (ids.empty()) return true;
+  fmt::print(stderr, "hkcheck: --resume: {} case(s) of the run are no longer in the manifests (a manifest error above, or the case was "
+             "removed), e.g. {}; fix the manifests or start a new run\n", ids.size(), *ids.begin());
+  return false;
+}
+
 }  // namespace
 
 size_t SelectedCases::case_count() const {
@@ -56,7 +73,7 @@ size_t SelectedCases::case_count() const {
   return n;
 }
 
-std::optional<SelectedCases> select_cases(Settings& s) {
+std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::string>* planned) {
   SelectedCases out;
   out.project = find_project(s.root_dir, s.manifest_dir, s.self_exe);
   s.manifest_dir = out.project.manifests;
@@ -77,7 +94,7 @@ std::optional<SelectedCases> select_cases(Settings& s) {
   }
   if (!out.seeds.empty())
     for (KernelSpec& k : out.loaded.kernels) sweep_seeds(k, out.seeds);
-  if (!apply_filters(s.select, out)) return std::nullopt;
+  if (!(planned ? select_planned(*planned, out) : apply_filters(s.select, out))) return std::nullopt;
   return out;
 }
 

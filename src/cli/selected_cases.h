@@ -24,7 +24,9 @@ struct SelectedCases {
 
 // Loads and selects as s says (s.manifest_dir is set to the folder used). Manifest errors are
 // printed and kept in loaded.errors; a usage error (a folder that is not there, a pattern that
-// matches nothing, a bad --seeds or --shard) is printed and returns nullopt.
-std::optional<SelectedCases> select_cases(Settings& s);
+// matches nothing, a bad --seeds or --shard) is printed and returns nullopt. With planned (a
+// resumed run's case ids), exactly those cases are selected, and one the manifests no longer
+// define is a usage error.
+std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::string>* planned = nullptr);
 
 }  // namespace hk

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A repeatable robustness audit of hkcheck: malformed manifests, signals, misbehaving kernels, reports.
 
-    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|caches|all] [--count N] [--seed S]
+    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|caches|run_record|all] [--count N] [--seed S]
 
 Standard library only. Runs build/hkcheck with the host backend (no GPU needed), under
 `nice -n 10` and `--jobs 1`. Scratch output goes to --work (default /tmp/audit); a variant or run
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import attacks_reports
+import attacks_run_record
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -1146,7 +1147,7 @@ def snapshot_binary(path, work):
 
 
 # The parts, in the order "all" runs them; the later ones live in modules of their own.
-PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches"]
+PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches", "run_record"]
 
 
 def part_function(name):
@@ -1157,6 +1158,7 @@ def part_function(name):
         "reports": lambda a, g: attacks_reports.part_reports(a, g, run_hk, fresh_folder),
         "verdicts": lambda a, g: __import__("attacks_verdicts").part_verdicts(a, g),
         "caches": part_caches,
+        "run_record": lambda a, g: attacks_run_record.part_run_record(a, g, sys.modules[__name__]),
     }[name]
 
 

@@ -1,0 +1,71 @@
+#include "cli/run_spec_settings.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace hk {
+namespace {
+
+std::string absolute_or_empty(const std::string& path) {
+  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+}  // namespace
+
+RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds, const std::string& references) {
+  RunSpec r;
+  r.selection = SelectionSpec{s.select.patterns,
+                              s.select.case_patterns,
+                              s.select.excludes,
+                              absolute_or_empty(s.select.last_failed),
+                              s.select.shard,
+                              absolute_or_empty(s.select.shard_durations)};
+  r.seed = s.seed;
+  r.seeds = seeds;
+  r.manifests = absolute_or_empty(s.manifest_dir);
+  r.references = absolute_or_empty(references);
+  r.backend = s.backend;
+  r.devices = s.devices.empty() ? std::vector<int>{s.device} : s.devices;
+  r.host_profile = s.host.profile;
+  r.host_threads = s.host.threads;
+  r.tier = s.tier;
+  r.repeat = s.repeat;
+  r.source_vendor = s.source_vendor;
+  r.isolation = s.isolation;
+  r.timeout = s.timeout;
+  r.exit_first = s.exit_first;
+  r.time_launches = s.time ? s.time_launches : 0;
+  r.sanitize = s.sanitize;
+  return r;
+}
+
+void apply_spec(const RunSpec& spec, Settings& s) {
+  const SelectionSpec& sel = spec.selection;
+  s.select.patterns = sel.patterns;
+  s.select.case_patterns = sel.case_patterns;
+  s.select.excludes = sel.excludes;
+  s.select.last_failed = sel.last_failed;
+  s.select.shard = sel.shard;
+  s.select.shard_durations = sel.shard_durations;
+  s.seed = spec.seed;
+  s.seeds = spec.seeds.empty() ? "" : fmt::format("{}", fmt::join(spec.seeds, ","));
+  s.root_dir.clear();
+  s.manifest_dir = spec.manifests;
+  if (spec.backend != "none") s.backend = spec.backend;
+  s.devices = spec.devices;
+  if (!s.devices.empty()) s.device = s.devices.front();
+  s.host.profile = spec.host_profile;
+  s.host.threads = spec.host_threads;
+  s.tier = spec.tier;
+  s.repeat = spec.repeat;
+  s.source_vendor = spec.source_vendor;
+  s.isolation = spec.isolation;
+  s.timeout = spec.timeout;
+  s.exit_first = spec.exit_first;
+  s.time = spec.time_launches > 0;
+  if (s.time) s.time_launches = spec.time_launches;
+  s.sanitize = spec.sanitize;
+}
+
+}  // namespace hk
