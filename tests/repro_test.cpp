@@ -235,7 +235,7 @@ TEST(Repro, RerunShCarriesEverySettingOfTheRun) {
   EXPECT_EQ(m["kernels"][0]["include_dirs"], json({fs::absolute(dir.path() + "/m").lexically_normal().string()}));
   const ManifestLoad again = load_manifest(out + "/manifest.json");
   ASSERT_TRUE(again.errors.empty()) << again.errors[0];
-  EXPECT_EQ(again.kernels[0].reference_source, m["kernels"][0]["reference_source"]);
+  EXPECT_EQ(again.kernels[0].reference_source, m["kernels"][0]["reference_source"].get<std::string>());
 }
 
 }  // namespace
