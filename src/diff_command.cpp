@@ -56,7 +56,7 @@ int diff_main(int argc, char** argv) {
   app.add_option("b", o.b, "The second run")->required();
   app.add_option("--fail-on", o.fail_on,
                  "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change, or B lost something: "
-                 "interrupted, a manifest error A has not, a NOT_RUN case, a case of A missing), never")
+                 "interrupted, a manifest error A has not, a NOT_RUN case, a case of A missing from a run of every case), never")
       ->capture_default_str()
       ->check(CLI::IsMember({"regression", "change", "never"}));
   app.add_option("--md", o.md_path, "Also write the markdown report to this file (for a pull-request comment)");

@@ -36,8 +36,8 @@ struct ResultsDiff {
   std::vector<VerdictChange> missing;  // in one run only, or not run (SKIP NO_DEVICE / TIER / NOT_FOR_VENDOR, NOT_RUN) in one
   std::vector<MetricChange> metrics;
   // What the second run lost against the first, one line each: it was interrupted, it has
-  // manifest errors the first has not (a kernel left out), cases NOT_RUN, cases of the first
-  // it does not have. `--fail-on change` counts them as changes.
+  // manifest errors the first has not (a kernel left out), cases NOT_RUN, and, when it selected
+  // every case, cases of the first it does not have. `--fail-on change` counts them as changes.
   std::vector<std::string> lost;
   int compared = 0;                    // cases run in both
   size_t count(ChangeKind k) const;
