@@ -63,6 +63,9 @@ class HiprtcCompiler final : public Compiler {
  public:
   HiprtcCompiler(const std::string& arch, HiprtcLibrary lib) : lib_(std::move(lib)) {
     rtc_ = std::make_unique<RtcCompiler<HiprtcApi>>(arch, std::move(lib_.lib));
+    // Without comgr's version nothing in the label tells two builds apart: add hiprtcVersion's
+    // answer, which keys the compile cache (the test double puts its prelude's fingerprint there).
+    if (!lib_.comgr) lib_.label += " [" + rtc_->version() + "]";
     // ROCm 5's hipRTC: stand-ins for <hip/hip_bf16.h>, <climits>, ... (src/prelude/hiprtc5/), and
     // HIP_DYNAMIC_SHARED, which its built-in hip_runtime.h leaves out.
     if (lib_.rocm5) {

@@ -14,7 +14,7 @@
 namespace hk {
 
 struct HiprtcLibrary {
-  std::unique_ptr<DynLib> comgr;  // opened first, kept open for hipRTC to find by its soname
+  std::unique_ptr<DynLib> comgr;  // opened first, kept open for hipRTC to find by its soname; null when it loads none
   std::unique_ptr<DynLib> lib;    // hipRTC's entry points
   bool rocm5 = false;             // hipRTC inside libamdhip64 (ROCm 5): no --hiprtc-no-builtin-header
   std::string label;              // "hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)"
