@@ -58,7 +58,8 @@ struct HiprtcApi {
 };
 
 // hipRTC over the shared run-time compiler, with what depends on which hipRTC it is: its name,
-// ROCm 5's stand-in headers, and the include folders of the no-builtin-header mode.
+// ROCm 5's stand-in headers, the HIP headers newer ones lack, and the include folders of the
+// no-builtin-header mode.
 class HiprtcCompiler final : public Compiler {
  public:
   HiprtcCompiler(const std::string& arch, HiprtcLibrary lib) : lib_(std::move(lib)) {
@@ -68,6 +69,11 @@ class HiprtcCompiler final : public Compiler {
     if (lib_.rocm5) {
       rtc_->set_header_set("hip5");
       rtc_->set_extra_options({"-include", "hk_hiprtc5.h"});
+    } else if (!lib_.hip_include.empty()) {
+      // hipRTC 6 and later build in hip_runtime.h and hip_fp16.h but not <hip/hip_bf16.h> and
+      // the rest (measured with Debian's 7.2.4): those come from the HIP headers of the same
+      // version, searched after everything else so that the built-in ones still win.
+      rtc_->set_extra_options({"-idirafter", lib_.hip_include});
     }
   }
 

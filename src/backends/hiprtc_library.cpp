@@ -179,6 +179,7 @@ HiprtcLibrary open_hiprtc_library(const std::string& root) {
   h.llvm_major = llvm.substr(0, llvm.find('.'));
   h.label = fmt::format("hipRTC {} (comgr {}{})", version, comgr_version(*h.comgr), llvm.empty() ? "" : ", LLVM " + llvm);
   h.prefix = prefix_of_lib_dir(dir_name(file));
+  if (file_exists(h.prefix + "/include/hip/hip_runtime.h")) h.hip_include = h.prefix + "/include";
   return h;
 }
 
