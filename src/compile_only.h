@@ -23,7 +23,7 @@ struct CompileOnlyOptions {
   HostOptions host;
   std::string hiprtc_root;  // --hiprtc-root as given; "" chooses (choose_hiprtc_root)
   // hkcheck's cache folder, "" with --no-cache. hipRTC 6+'s comgr keeps a cache of its own, which
-  // makes a repeated compile about 20 times cheaper: it goes in CACHE/comgr, or is off.
+  // makes a repeated compile about 25 times cheaper: it goes in CACHE/comgr, or is off.
   std::string cache_dir;
 };
 

@@ -58,7 +58,8 @@ struct HiprtcApi {
 };
 
 // hipRTC over the shared run-time compiler, with what depends on which hipRTC it is: its name,
-// ROCm 5's stand-in headers, and the include folders of the no-builtin-header mode.
+// ROCm 5's stand-in headers, the HIP headers newer ones lack, and the include folders of the
+// no-builtin-header mode.
 class HiprtcCompiler final : public Compiler {
  public:
   HiprtcCompiler(const std::string& arch, HiprtcLibrary lib) : lib_(std::move(lib)) {
@@ -77,7 +78,17 @@ class HiprtcCompiler final : public Compiler {
   std::string version() const override { return lib_.label; }
 
   CompileOutput compile(const CompileRequest& q) override {
-    if (std::find(q.options.begin(), q.options.end(), kNoBuiltinHeader) == q.options.end()) return rtc_->compile(q);
+    if (std::find(q.options.begin(), q.options.end(), kNoBuiltinHeader) == q.options.end()) {
+      if (lib_.rocm5 || lib_.hip_include.empty()) return rtc_->compile(q);
+      // hipRTC 6 and later build in hip_runtime.h and hip_fp16.h but not <hip/hip_bf16.h> and
+      // the rest (measured with Debian's 7.2.4): those come from the HIP headers of the same
+      // version, searched after everything else so that the built-in ones still win. Only in
+      // this mode: a folder given as -idirafter and -I is searched as -idirafter, after the
+      // system's own HIP headers.
+      CompileRequest with = q;
+      with.options.insert(with.options.end(), {"-idirafter", lib_.hip_include});
+      return rtc_->compile(with);
+    }
     CompileOutput refused;
     if (lib_.rocm5) {
       refused.log = lib_.label + " has no " + kNoBuiltinHeader + " mode (hipRTC 6 and later have it; --hiprtc-root names one)";

@@ -183,6 +183,7 @@ HiprtcLibrary open_hiprtc_library(const std::string& root) {
   h.label = h.comgr ? fmt::format("hipRTC {} (comgr {}{})", version, comgr_version(*h.comgr), llvm.empty() ? "" : ", LLVM " + llvm)
                     : fmt::format("hipRTC {} (no comgr of its own)", version);
   h.prefix = prefix_of_lib_dir(dir_name(file));
+  if (file_exists(h.prefix + "/include/hip/hip_runtime.h")) h.hip_include = h.prefix + "/include";
   return h;
 }
 

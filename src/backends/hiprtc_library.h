@@ -19,6 +19,7 @@ struct HiprtcLibrary {
   bool rocm5 = false;             // hipRTC inside libamdhip64 (ROCm 5): no --hiprtc-no-builtin-header
   std::string label;              // "hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)"
   std::string prefix;             // the folder holding this hipRTC's include/ and lib/ (/usr, ROOT/root/usr)
+  std::string hip_include;        // prefix/include when it holds the HIP headers (hip/hip_runtime.h), else ""
   std::string llvm_major;         // "22", or "" when no libLLVM was loaded
 };
 

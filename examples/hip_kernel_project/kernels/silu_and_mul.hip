@@ -1,6 +1,7 @@
 // The HIP port of silu_and_mul.cu: <hip/hip_bf16.h>, __hip_bfloat16 / __hip_bfloat162, the same
-// loop. __hip_bfloat162's halves are read with __low2float / __high2float, which every hip_bf16.h
-// has (ROCm 5's hipRTC stand-in included).
+// loop. __hip_bfloat162's halves are read with __low2float / __high2float and made with
+// __halves2bfloat162, which every hip_bf16.h has (ROCm 5's hipRTC stand-in included); CUDA's
+// __floats2bfloat162_rn is not in ROCm 7's (compiling for gfx942 with it found that).
 //
 //   silu_and_mul(out, x, d):  x is [rows, 2d]; out[r, j] = silu(x[r, j]) * x[r, d + j]
 #include <hip/hip_runtime.h>
@@ -20,7 +21,8 @@ __global__ void __launch_bounds__(256) silu_and_mul(__hip_bfloat16* __restrict__
     for (int j = threadIdx.x; j < d / 2; j += blockDim.x) {
       const __hip_bfloat162 g = gate2[j];
       const __hip_bfloat162 u = up2[j];
-      dst2[j] = __floats2bfloat162_rn(silu(__low2float(g)) * __low2float(u), silu(__high2float(g)) * __high2float(u));
+      dst2[j] = __halves2bfloat162(__float2bfloat16(silu(__low2float(g)) * __low2float(u)),
+                                   __float2bfloat16(silu(__high2float(g)) * __high2float(u)));
     }
   } else {
     for (int j = threadIdx.x; j < d; j += blockDim.x)

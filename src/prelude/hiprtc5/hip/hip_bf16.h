@@ -25,6 +25,7 @@ __device__ __forceinline__ __hip_bfloat16 __float2bfloat16_rn(float f) { return 
 __device__ __forceinline__ float __bfloat162float(__hip_bfloat16 b) { return float(b); }
 __device__ __forceinline__ __hip_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__hip_bfloat16(a), __hip_bfloat16(b)}; }
 __device__ __forceinline__ __hip_bfloat162 __float2bfloat162_rn(float a) { return {__hip_bfloat16(a), __hip_bfloat16(a)}; }
+__device__ __forceinline__ __hip_bfloat162 __halves2bfloat162(__hip_bfloat16 a, __hip_bfloat16 b) { return {a, b}; }
 __device__ __forceinline__ float __low2float(__hip_bfloat162 v) { return float(v.x); }
 __device__ __forceinline__ float __high2float(__hip_bfloat162 v) { return float(v.y); }
 
