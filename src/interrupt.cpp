@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace hk {
@@ -42,7 +43,28 @@ void on_signal(int sig, siginfo_t* info, void*) {
   if (g_signals_seen >= 3) _exit(128 + g_signal);
 }
 
+// SIGTSTP, SIGTTIN, SIGTTOU: the terminal's (si_code > 0: Ctrl-Z, a background job touching the
+// terminal) stop hkcheck as usual; one that a process sent (a kernel of the same user) is ignored.
+void on_stop_request(int, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code > 0) ::raise(SIGSTOP);
+}
+
 }  // namespace
+
+void ignore_stops_from_processes() {
+  struct sigaction sa {};
+  sa.sa_sigaction = on_stop_request;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  for (int sig : {SIGTSTP, SIGTTIN, SIGTTOU}) sigaction(sig, &sa, nullptr);
+}
+
+bool has_terminal() {
+  const int fd = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
 
 void install_interrupt_handlers() {
   struct sigaction sa {};

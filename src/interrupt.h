@@ -10,6 +10,14 @@ namespace hk {
 
 void install_interrupt_handlers();
 
+// SIGTSTP, SIGTTIN and SIGTTOU sent by a process (a kernel running as hkcheck's user) are
+// ignored; from the terminal (Ctrl-Z) they stop hkcheck as usual. SIGSTOP cannot be ignored: a
+// host worker resumes a parent that has no terminal (parent_watch.h).
+void ignore_stops_from_processes();
+
+// Whether this process has a controlling terminal (someone may stop and resume it on purpose).
+bool has_terminal();
+
 // The signal that asked the run to stop, or 0.
 int interrupt_signal();
 

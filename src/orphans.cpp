@@ -1,6 +1,7 @@
 #include "orphans.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
@@ -46,14 +47,17 @@ void adopt_orphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 int end_orphans() {
   int ended = 0;
-  // An orphan may fork while we look: a few rounds.
-  for (int round = 0; round < 5; ++round) {
+  // Each kill hands the killed process's own children to this subreaper: rounds until none is
+  // left (a chain of any depth), within a bound against a process that forks without end.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
     const std::vector<Child> left = children();
-    if (left.empty()) break;
+    bool alive = false;
     for (const Child& c : left) {
-      if (!c.zombie && kill(c.pid, SIGKILL) == 0) ++ended;
+      if (!c.zombie && kill(c.pid, SIGKILL) == 0) ++ended, alive = true;
       while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {}
     }
+    if (!alive || std::chrono::steady_clock::now() >= deadline) break;
   }
   // Zombies of orphans that ended by themselves.
   while (waitpid(-1, nullptr, WNOHANG) > 0) {}

@@ -43,6 +43,9 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.exit_first = s.exit_first;
   o.time_launches = s.time ? s.time_launches : 0;
   o.devices = s.devices;
+  o.memory_limit = resolve_memory_limit(s.memory_limit, s.jobs * static_cast<int>(s.devices.size()));
+  // Nobody stops a run without a terminal on purpose: its host workers resume it (parent_watch.h).
+  if (!has_terminal()) o.worker_args.push_back("--resume-stopped-parent");
   return o;
 }
 
@@ -329,6 +332,7 @@ int run_command(Settings& s) {
     }
   }
   install_interrupt_handlers();
+  ignore_stops_from_processes();
   JournalContents resumed;
   std::string journal_path;
   if (!s.resume_dir.empty() && !resume_settings(s, &resumed, &journal_path)) return kExitUsage;

@@ -85,7 +85,7 @@ WorkerLaunch Runner::launch(int device) const {
     argv.push_back("--no-cache");
   }
   argv.insert(argv.end(), opt_.worker_args.begin(), opt_.worker_args.end());
-  return WorkerLaunch{argv, opt_.start_timeout_s, env};
+  return WorkerLaunch{argv, opt_.start_timeout_s, env, opt_.memory_limit};
 }
 
 std::optional<DeviceInfo> Runner::probe(std::string* why, int device) {

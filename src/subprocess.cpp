@@ -1,5 +1,7 @@
 #include "subprocess.h"
 
+#include "process_tree.h"
+
 #include <algorithm>
 
 #include <cerrno>
@@ -177,6 +179,8 @@ void Subprocess::close_stdin() {
 
 void Subprocess::kill() {
   if (pid_ > 0 && !reaped_) {
+    // What it started outside its group (a kernel's setsid chain): a worker is their subreaper.
+    end_descendants(pid_, std::chrono::seconds(2));
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
   }

@@ -12,7 +12,10 @@
 #include "backends/host/isolated_backend.h"
 #include "case_exec.h"
 #include "case_job.h"
+#include "orphans.h"
 #include "parallel_for.h"
+#include "parent_watch.h"
+#include "process_tree.h"
 #include "protocol_channel.h"
 
 namespace hk {
@@ -33,10 +36,19 @@ std::unique_ptr<Backend> open_any(const WorkerOptions& opt, std::string* why) {
   return nullptr;
 }
 
+// What a kernel left running (processes adopted by this subreaper) ends with the worker.
+int end_below(int code) {
+  end_descendants(getpid(), std::chrono::seconds(2));
+  return code;
+}
+
 }  // namespace
 
 int run_worker(const WorkerOptions& opt) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent, even a hung kernel
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent, even a hung kernel (until watch_parent)
+  if (getppid() != parent) return 2;
+  adopt_orphans();  // what a kernel's processes leave behind (setsid chains) stays below this worker
   // A worker allocates and frees tensors of similar sizes case after case. Large blocks would be
   // mmapped and unmapped each time, and every case would fault its pages back in, zeroed (a third
   // of a worker's time on big cases); from the heap, freed memory is reused instead.
@@ -62,6 +74,8 @@ int run_worker(const WorkerOptions& opt) {
     chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
     return 0;
   }
+  // From here the worker may have threads: the watch ends what is below it with hkcheck.
+  watch_parent(parent, opt.resume_stopped_parent);
   DeviceInfo dev = be->device();
   // "auto" fell back to the CPU: say why no GPU was used, for the run's metadata.
   if (opt.backend == "auto" && dev.backend == "host" && !why.empty()) dev.note = "no GPU backend could be used: " + why;
@@ -95,9 +109,9 @@ int run_worker(const WorkerOptions& opt) {
     chan.send({{"type", "started"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}});
     r = execute_case(*be, job, cache, &sticky);
     chan.send({{"type", "result"}, {"id", id}, {"result", r}});
-    if (sticky) return kStickyExit;
+    if (sticky) return end_below(kStickyExit);
   }
-  return 0;
+  return end_below(0);
 }
 
 }  // namespace hk

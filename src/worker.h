@@ -30,6 +30,7 @@ struct WorkerOptions {
   std::string cache_dir;
   HostOptions host;
   int cpu_threads = 1;  // for the data-parallel loops of a case (parallel_for.h)
+  bool resume_stopped_parent = false;  // hkcheck has no terminal: SIGCONT it when found stopped
 };
 
 constexpr int kStickyExit = 3;

@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 
 #include "interrupt.h"
+#include "memory_limit.h"
+#include "process_tree.h"
 #include "output_check.h"
 #include "worker.h"
 #include "subprocess.h"
@@ -23,12 +25,20 @@ Clock::time_point after(double seconds) {
 }
 
 // Like Subprocess::read_line, but returns early (Read::timeout with *stopped set) when the run is
-// interrupted, so that a signal is answered within a tenth of a second.
-Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped) {
+// interrupted, so that a signal is answered within a tenth of a second, and (Read::timeout with
+// *held set) when the worker's processes hold more than memory_limit bytes, looked at as often.
+Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped, uint64_t memory_limit = 0,
+                              uint64_t* held = nullptr) {
   for (;;) {
     if (interrupt_signal() != 0) {
       *stopped = true;
       return Subprocess::Read::timeout;
+    }
+    if (memory_limit > 0 && held != nullptr) {
+      if (const uint64_t bytes = tree_resident_bytes(w.pid()); bytes > memory_limit) {
+        *held = bytes;
+        return Subprocess::Read::timeout;
+      }
     }
     const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
     const auto r = w.read_line(line, step);
@@ -91,6 +101,17 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
     r.status = Status::CRASH;
     r.message = with_output("the worker closed its protocol descriptor without reporting (did the kernel close descriptor 3?); it was killed", w);
   }
+}
+
+// A worker whose processes held more memory than --memory-limit allows.
+void fill_memory_case(CaseResult& r, Subprocess& w, uint64_t held, uint64_t limit) {
+  w.kill();
+  w.wait();
+  r.status = Status::CRASH;
+  r.reason = "MEMORY_LIMIT";
+  r.message = with_output(fmt::format("the worker's processes held {} of memory, over --memory-limit {}; they were killed",
+                                      bytes_text(held), bytes_text(limit)),
+                          w);
 }
 
 void note_ignored(CaseResult& r, int ignored) {
@@ -179,7 +200,14 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
     for (;;) {
       std::string line;
       bool stopped = false;
-      const auto rd = read_or_stop(*worker_, line, deadline, &stopped);
+      uint64_t held = 0;
+      const auto rd = read_or_stop(*worker_, line, deadline, &stopped, launch_.memory_limit, &held);
+      if (held > 0) {
+        fill_memory_case(r, *worker_, held, launch_.memory_limit);
+        note_ignored(r, ignored);
+        discard();
+        return finish(r);
+      }
       if (rd != Subprocess::Read::line) {
         fill_lost_case(r, *worker_, rd, stopped, timeout_s);
         note_ignored(r, ignored);

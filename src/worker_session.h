@@ -4,6 +4,7 @@
 // verdict other than PASS and SKIP (a failing kernel may have left the device in a bad state).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@ struct WorkerLaunch {
   std::vector<std::string> argv;  // the worker's command line (a wrapper such as compute-sanitizer first)
   double start_timeout_s = 120;   // for the worker to open its device and say hello
   std::vector<std::string> env;   // "NAME=value" for the worker's environment (which GPU it sees)
+  uint64_t memory_limit = 0;      // bytes the worker's processes may hold while a case runs; 0: none
 };
 
 class WorkerSession {

@@ -37,6 +37,7 @@ RunSpec unusual_spec() {
   s.source_vendor = "hip";
   s.isolation = "case";
   s.timeout = 7.5;
+  s.memory_limit = int64_t{3} << 30;
   s.exit_first = true;
   s.time_launches = 11;
   s.sanitize = "racecheck,memcheck";
@@ -73,7 +74,7 @@ TEST(RunSpec, EveryFieldIsCompared) {
       {"/references", "/q"},                  {"/backend", "cuda"},               {"/devices", {0}},
       {"/host_profile", "h100"},              {"/host_threads", 0},               {"/tier", "small"},
       {"/repeat", 1},                         {"/source_vendor", "cuda"},         {"/isolation", "worker"},
-      {"/timeout", 30},                       {"/exit_first", false},             {"/time_launches", 0},
+      {"/timeout", 30},                       {"/memory_limit", "auto"},          {"/exit_first", false},             {"/time_launches", 0},
       {"/sanitize", ""}};
   std::set<std::string> changed_keys, every_key;
   for (const auto& [key, value] : j.items())

@@ -99,6 +99,18 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--compile-timeout", s.compile_timeout, "Seconds a reference library's compile may take before it is stopped")
       ->capture_default_str()
       ->check(timeout_check());
+  app.add_option_function<std::string>(
+         "--memory-limit",
+         [&s](const std::string& text) {
+           try {
+             s.memory_limit = parse_memory_limit(text);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--memory-limit", e.what());
+           }
+         },
+         "Memory the processes of one worker may hold (4G, 512M; 0 or none: no limit); over it, the case is a CRASH "
+         "(MEMORY_LIMIT). Default auto: the machine's memory divided among the workers running at once, at least 2 GiB")
+      ->default_str("auto");
   app.add_option("--repeat", s.repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -153,6 +165,7 @@ void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, 
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", s.protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", s.worker_exe, "Internal: the program started as the worker (tests)")->group("");
+  app.add_flag("--resume-stopped-parent", s.resume_stopped_parent, "Internal: a worker resumes its stopped parent")->group("");
   app.add_option("--cpu-threads", s.cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
 }
 

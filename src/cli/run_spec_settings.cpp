@@ -34,6 +34,7 @@ RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds
   r.source_vendor = s.source_vendor;
   r.isolation = s.isolation;
   r.timeout = s.timeout;
+  r.memory_limit = s.memory_limit;
   r.exit_first = s.exit_first;
   r.time_launches = s.time ? s.time_launches : 0;
   r.sanitize = s.sanitize;
@@ -62,6 +63,7 @@ void apply_spec(const RunSpec& spec, Settings& s) {
   s.source_vendor = spec.source_vendor;
   s.isolation = spec.isolation;
   s.timeout = spec.timeout;
+  s.memory_limit = spec.memory_limit;
   s.exit_first = spec.exit_first;
   s.time = spec.time_launches > 0;
   if (s.time) s.time_launches = spec.time_launches;

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "backends/host/bounded_command.h"
+#include "memory_limit.h"
 #include "worker.h"
 
 namespace hk {
@@ -54,6 +55,7 @@ struct Settings {
   HostOptions host;
   double timeout = 30;
   double compile_timeout = host::kDefaultCompileLimitSeconds;  // each reference library's compile
+  int64_t memory_limit = kMemoryLimitAuto;  // --memory-limit, per worker (memory_limit.h)
   uint64_t seed = 0;
   std::string seeds;  // --seeds text
   int device = 0;
@@ -66,6 +68,7 @@ struct Settings {
   // Internal: the worker modes and tests.
   int protocol_fd = kWorkerProtocolFd;
   int cpu_threads = 1;
+  bool resume_stopped_parent = false;  // a worker sends a stopped parent SIGCONT (parent_watch.h)
   std::string worker_exe;
   std::string self_exe;  // this program, to start again as a worker
 

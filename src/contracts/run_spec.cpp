@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "memory_limit.h"
+
 namespace hk {
 namespace {
 
@@ -37,6 +39,7 @@ const Field kFields[] = {
     {"--source", false, [](const RunSpec& s) { return json(s.source_vendor); }},
     {"--isolation", false, [](const RunSpec& s) { return json(s.isolation); }},
     {"--timeout", false, [](const RunSpec& s) { return json(s.timeout); }},
+    {"--memory-limit", false, [](const RunSpec& s) { return json(memory_limit_text(s.memory_limit)); }},
     {"-x", false, [](const RunSpec& s) { return json(s.exit_first); }},
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
@@ -74,6 +77,7 @@ void to_json(json& j, const RunSpec& s) {
        {"source_vendor", s.source_vendor},
        {"isolation", s.isolation},
        {"timeout", s.timeout},
+       {"memory_limit", memory_limit_text(s.memory_limit)},
        {"exit_first", s.exit_first},
        {"time_launches", s.time_launches},
        {"sanitize", s.sanitize}};
@@ -97,6 +101,11 @@ void from_json(const json& j, RunSpec& s) {
   s.source_vendor = j.at("source_vendor").get<std::string>();
   s.isolation = j.at("isolation").get<std::string>();
   s.timeout = j.at("timeout").get<double>();
+  try {
+    s.memory_limit = parse_memory_limit(j.at("memory_limit").get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("/memory_limit: ") + e.what());
+  }
   s.exit_first = j.at("exit_first").get<bool>();
   s.time_launches = j.at("time_launches").get<int>();
   s.sanitize = j.at("sanitize").get<std::string>();

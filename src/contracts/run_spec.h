@@ -40,6 +40,7 @@ struct RunSpec {
   std::string source_vendor;     // as run: "cuda" or "hip" ("" before a device is known)
   std::string isolation = "worker";
   double timeout = 30;
+  int64_t memory_limit = -1;     // --memory-limit as given: bytes, 0 for none, -1 for auto (memory_limit.h)
   bool exit_first = false;       // -x
   int time_launches = 0;         // --time: launches timed per passing case; 0 without --time
   std::string sanitize;          // "", "failures" (a bare --sanitize) or TOOL[,TOOL]

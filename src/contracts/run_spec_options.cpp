@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "memory_limit.h"
+
 namespace hk {
 namespace {
 
@@ -40,6 +42,7 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   o.insert(o.end(), {"--host-threads", std::to_string(s.host_threads), "--tier", s.tier, "--repeat", std::to_string(s.repeat)});
   if (!s.source_vendor.empty()) o.insert(o.end(), {"--source", s.source_vendor});
   o.insert(o.end(), {"--isolation", s.isolation, "--timeout", fmt::format("{}", s.timeout)});
+  o.insert(o.end(), {"--memory-limit", memory_limit_text(s.memory_limit)});
   if (s.exit_first) o.push_back("-x");
   if (s.time_launches > 0) o.insert(o.end(), {"--time", "--time-launches", std::to_string(s.time_launches)});
   if (s.sanitize == "failures") o.push_back("--sanitize");

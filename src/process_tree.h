@@ -1,0 +1,26 @@
+// The processes below one process, read from /proc: what a worker and its kernel started,
+// including those that left the worker's process group and session (setsid). A process that is
+// a subreaper (orphans.h) keeps its orphaned descendants below it, so killing what is listed,
+// round after round, ends a chain of any depth.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <sys/types.h>
+#include <vector>
+
+namespace hk {
+
+// Every live descendant of root (not root itself), parents before their children.
+std::vector<pid_t> descendants(pid_t root);
+
+// SIGKILLs root's descendants until none is left or `bound` passes (a process forking without
+// end); reaps those that are this process's own children. Returns how many were killed.
+int end_descendants(pid_t root, std::chrono::milliseconds bound);
+
+// Memory that root and its descendants hold for themselves: the sum of their anonymous and
+// shared-memory resident pages (RssAnon + RssShmem of /proc/PID/status), in bytes. Pages mapped
+// by two of them are counted twice.
+uint64_t tree_resident_bytes(pid_t root);
+
+}  // namespace hk
