@@ -1147,7 +1147,7 @@ def snapshot_binary(path, work):
 
 
 # The parts, in the order "all" runs them; the later ones live in modules of their own.
-PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches", "run_record"]
+PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches", "run_record", "limits"]
 
 
 def part_function(name):
@@ -1159,6 +1159,7 @@ def part_function(name):
         "verdicts": lambda a, g: __import__("attacks_verdicts").part_verdicts(a, g),
         "caches": part_caches,
         "run_record": lambda a, g: attacks_run_record.part_run_record(a, g, sys.modules[__name__]),
+        "limits": lambda a, g: __import__("attacks_limits").part_limits(a, g),
     }[name]
 
 
