@@ -219,6 +219,9 @@ def diff_attacks(a):
     stopped = variant("interrupted", interrupted)
     r = a.hk(["diff", full, stopped, "--fail-on", "change"], p)
     a.probe("diff --fail-on change fails when B was interrupted (5 cases NOT_RUN)", r.rc == 1, p, f"{a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
+    r = a.hk(["diff", full, stopped], p)
+    a.probe("diff (--fail-on regression, the default) fails when B did not run cases A passed", r.rc == 1, p,
+            f"{a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
 
     # B lost a kernel to a manifest error.
     m = json.loads((p / "manifests" / "axpy2.json").read_text())
@@ -228,6 +231,9 @@ def diff_attacks(a):
     b = a.hk(["--out", lost], p)
     r = a.hk(["diff", full, lost, "--fail-on", "change"], p)
     a.probe("diff --fail-on change fails when B lost a kernel to a manifest error", b.rc == 2 and r.rc == 1, p,
+            f"B {a.t.describe_rc(b.rc)}, diff {a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
+    r = a.hk(["diff", full, lost, "--fail-on", "regression"], p)
+    a.probe("diff --fail-on regression fails when B lost a kernel to a manifest error", b.rc == 2 and r.rc == 1, p,
             f"B {a.t.describe_rc(b.rc)}, diff {a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
 
 
