@@ -69,7 +69,7 @@ std::map<std::string, double> numbers_from(const json& j) {
 CheckPlan check_from(const json& c) {
   CheckPlan p;
   read_field(c, "rule", p.rule);
-  if (!find_check_rule(p.rule)) throw FieldError("/rule", "an unknown rule '" + p.rule + "'");
+  if (!find_check_rule(p.rule)) throw JsonFieldError("/rule", "an unknown rule '" + p.rule + "'");
   read_field(c, "text", p.text);
   p.numbers = read_field_with(c, "numbers", numbers_from);
   return p;

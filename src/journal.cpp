@@ -21,7 +21,7 @@ void to_json(json& j, const JournaledCase& c) { j = {{"type", "case"}, {"plan", 
 void from_json(const json& j, JournaledCase& c) {
   std::string type;
   read_field(j, "type", type);
-  if (type != "case") throw FieldError("/type", "expected \"case\", found \"" + type + "\"");
+  if (type != "case") throw JsonFieldError("/type", "expected \"case\", found \"" + type + "\"");
   read_field(j, "plan", c.plan);
   read_field(j, "result", c.result);  // its errors name /result/...
 }

@@ -110,8 +110,8 @@ TEST(WorkerProtocol, AnAnswerIsKnownByItsHeader) {
   ASSERT_TRUE(back.result);
   EXPECT_EQ(back.result->status, Status::PASS);
   EXPECT_FALSE(round_trip(CaseAnswer{{"started", "id-1"}, "k", "c", std::nullopt}).result);
-  EXPECT_THROW((json{{"type", "result"}}.get<AnswerHeader>()), FieldError);
-  EXPECT_THROW((json{{"type", "hello"}, {"id", "id-1"}}.get<AnswerHeader>()), FieldError);
+  EXPECT_THROW((json{{"type", "result"}}.get<AnswerHeader>()), JsonFieldError);
+  EXPECT_THROW((json{{"type", "hello"}, {"id", "id-1"}}.get<AnswerHeader>()), JsonFieldError);
 }
 
 }  // namespace

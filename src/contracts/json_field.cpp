@@ -2,7 +2,7 @@
 
 namespace hk {
 
-FieldError::FieldError(std::string path, std::string problem)
+JsonFieldError::JsonFieldError(std::string path, std::string problem)
     : std::runtime_error(path + ": " + problem), path_(std::move(path)), problem_(std::move(problem)) {}
 
 namespace json_field_detail {
@@ -21,16 +21,16 @@ std::string without_tag(const std::string& what) {
 void rethrow_at(const std::string& step) {
   try {
     throw;
-  } catch (const FieldError& e) {
-    throw FieldError(step + e.path(), e.problem());
+  } catch (const JsonFieldError& e) {
+    throw JsonFieldError(step + e.path(), e.problem());
   } catch (const std::exception& e) {
-    throw FieldError(step, without_tag(e.what()));
+    throw JsonFieldError(step, without_tag(e.what()));
   }
 }
 
 void missing(const nlohmann::json& j, const std::string& key) {
-  if (!j.is_object()) throw FieldError("", std::string("expected an object with a field \"") + key + "\", found " + j.type_name());
-  throw FieldError("/" + key, "missing");
+  if (!j.is_object()) throw JsonFieldError("", std::string("expected an object with a field \"") + key + "\", found " + j.type_name());
+  throw JsonFieldError("/" + key, "missing");
 }
 
 }  // namespace json_field_detail

@@ -12,9 +12,9 @@
 namespace hk {
 
 // A bad field at a JSON path: what() is "<path>: <problem>".
-class FieldError : public std::runtime_error {
+class JsonFieldError : public std::runtime_error {
  public:
-  FieldError(std::string path, std::string problem);
+  JsonFieldError(std::string path, std::string problem);
   const std::string& path() const { return path_; }
   const std::string& problem() const { return problem_; }
 
@@ -23,12 +23,12 @@ class FieldError : public std::runtime_error {
 };
 
 namespace json_field_detail {
-// Inside a catch block: throws the exception being handled as a FieldError one step deeper.
+// Inside a catch block: throws the exception being handled as a JsonFieldError one step deeper.
 [[noreturn]] void rethrow_at(const std::string& step);
 [[noreturn]] void missing(const nlohmann::json& j, const std::string& key);
 }  // namespace json_field_detail
 
-// out = j[key] read as T (its from_json, when T has one). Throws FieldError.
+// out = j[key] read as T (its from_json, when T has one). Throws JsonFieldError.
 template <class T>
 void read_field(const nlohmann::json& j, const std::string& key, T& out) {
   const auto it = j.is_object() ? j.find(key) : j.end();
@@ -71,7 +71,7 @@ template <class Read>
 void for_each_item(const nlohmann::json& j, const std::string& key, Read&& read) {
   const auto it = j.is_object() ? j.find(key) : j.end();
   if (it == j.end()) json_field_detail::missing(j, key);
-  if (!it->is_array()) throw FieldError("/" + key, std::string("expected an array, found ") + it->type_name());
+  if (!it->is_array()) throw JsonFieldError("/" + key, std::string("expected an array, found ") + it->type_name());
   for (size_t i = 0; i < it->size(); ++i) {
     try {
       read((*it)[i]);

@@ -84,7 +84,7 @@ void from_json(const json& j, RunSpec& s) {
   int version = 0;
   read_field(j, "version", version);
   if (version != kRunSpecVersion)
-    throw FieldError("/version", fmt::format("a run record of version {}; this hkcheck reads version {}", version, kRunSpecVersion));
+    throw JsonFieldError("/version", fmt::format("a run record of version {}; this hkcheck reads version {}", version, kRunSpecVersion));
   read_field(j, "selection", s.selection);
   read_field(j, "seed", s.seed);
   read_field(j, "seeds", s.seeds);

@@ -16,7 +16,7 @@ void expect_type(const json& j, std::initializer_list<const char*> types) {
   read_field(j, "type", type);
   for (const char* t : types)
     if (type == t) return;
-  throw FieldError("/type", "unexpected message type '" + type + "'");
+  throw JsonFieldError("/type", "unexpected message type '" + type + "'");
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ void from_json(const json& j, CaseRequest& r) {
   read_field(j, "case", r.case_name);
   try {
     read_field(j, "job", r.job.emplace());
-  } catch (const FieldError& e) {
+  } catch (const JsonFieldError& e) {
     r.job.reset();
     r.job_error = e.what();
   }
