@@ -56,9 +56,8 @@ TEST(WorkerProtocol, CompileMessagesRoundTrip) {
 // A field missing or of another type is an error naming its path, nested records included.
 TEST(WorkerProtocol, ABadFieldIsNamedByItsPath) {
   json a = CompileAnswer{};
-  a["resources_by_entry"] = {{"k", {{"figures", {{"registers", "forty"}}}}}};
-  EXPECT_EQ(error_of(a, [](const json& j) { j.get<CompileAnswer>(); }).rfind("/resources_by_entry/k/figures", 0), 0u)
-      << error_of(a, [](const json& j) { j.get<CompileAnswer>(); });
+  a["resources_by_entry"] = {{"k", {{"error", 3}}}};
+  EXPECT_EQ(error_of(a, [](const json& j) { j.get<CompileAnswer>(); }), "/resources_by_entry/k/error: type must be string, but is number");
   json job = CompileJob{"1", "a.cu", {}, {}, "a"};
   job.erase("source");
   EXPECT_EQ(error_of(job, [](const json& j) { j.get<CompileJob>(); }), "/source: missing");

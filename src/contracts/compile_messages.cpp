@@ -45,7 +45,10 @@ void from_json(const json& j, CompileAnswer& a) {
   read_field(j, "ms", a.ms);
   read_field(j, "symbols", a.symbols);
   read_field(j, "entry_errors", a.entry_errors);
-  read_field(j, "resources_by_entry", a.resources_by_entry);
+  read_field_with(j, "resources_by_entry", [&](const json& by_entry) {  // each entry's errors at /resources_by_entry/<entry>
+    if (!by_entry.is_object()) throw JsonFieldError("", std::string("expected an object, found ") + by_entry.type_name());
+    for (auto it = by_entry.begin(); it != by_entry.end(); ++it) read_field(by_entry, it.key(), a.resources_by_entry[it.key()]);
+  });
 }
 
 }  // namespace hk
