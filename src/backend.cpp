@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "contracts/json_field.h"
 
 #include <chrono>
 
@@ -94,19 +95,19 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
-  d.backend = j.at("backend");
-  d.name = j.at("name");
-  d.arch = j.at("arch");
-  d.driver_version = j.at("driver_version");
-  d.runtime_version = j.at("runtime_version");
-  d.max_threads_per_block = j.at("max_threads_per_block");
-  d.max_block = j.at("max_block");
-  d.max_grid = j.at("max_grid");
-  d.shared_per_block = j.at("shared_per_block");
-  d.shared_per_block_optin = j.at("shared_per_block_optin");
-  d.total_memory = j.at("total_memory");
-  d.multiprocessors = j.at("multiprocessors");
-  d.warp_size = j.at("warp_size");
+  read_field(j, "backend", d.backend);
+  read_field(j, "name", d.name);
+  read_field(j, "arch", d.arch);
+  read_field(j, "driver_version", d.driver_version);
+  read_field(j, "runtime_version", d.runtime_version);
+  read_field(j, "max_threads_per_block", d.max_threads_per_block);
+  read_field(j, "max_block", d.max_block);
+  read_field(j, "max_grid", d.max_grid);
+  read_field(j, "shared_per_block", d.shared_per_block);
+  read_field(j, "shared_per_block_optin", d.shared_per_block_optin);
+  read_field(j, "total_memory", d.total_memory);
+  read_field(j, "multiprocessors", d.multiprocessors);
+  read_field(j, "warp_size", d.warp_size);
   d.note = j.value("note", "");
 }
 

@@ -1,5 +1,6 @@
 #include "case_job.h"
 
+#include "contracts/json_field.h"
 #include "json_number.h"
 
 #include <algorithm>
@@ -59,25 +60,64 @@ json tensor_json(const TensorPlan& t) {
   }
   return j;
 }
+std::map<std::string, double> numbers_from(const json& j) {
+  std::map<std::string, double> out;
+  for (auto it = j.begin(); it != j.end(); ++it) out[it.key()] = read_number(*it);
+  return out;
+}
+
+CheckPlan check_from(const json& c) {
+  CheckPlan p;
+  read_field(c, "rule", p.rule);
+  if (!find_check_rule(p.rule)) throw JsonFieldError("/rule", "an unknown rule '" + p.rule + "'");
+  read_field(c, "text", p.text);
+  p.numbers = read_field_with(c, "numbers", numbers_from);
+  return p;
+}
+
 TensorPlan tensor_from(const json& j) {
   TensorPlan t;
-  t.name = j.at("name");
-  t.dtype = dtype_from(j.at("dtype"));
-  t.shape = j.at("shape").get<std::vector<int64_t>>();
-  t.numel = j.at("numel");
-  t.role = role_from(j.at("role"));
-  t.deterministic = j.value("deterministic", false);
-  t.init.kind = j.at("init").at("kind");
-  for (auto it = j.at("init").at("fields").begin(); it != j.at("init").at("fields").end(); ++it) t.init.fields[it.key()] = read_number(*it);
-  const json& tol = j.at("tolerance");
-  t.tolerance = {read_number(tol.at(0)), read_number(tol.at(1)), read_number(tol.at(2)), read_number(tol.at(3)), read_number(tol.at(4))};
-  for (const json& c : j.value("checks", json::array())) {
-    CheckPlan p{c.at("rule"), c.at("text").get<std::map<std::string, std::string>>(), {}};
-    if (!find_check_rule(p.rule)) throw std::runtime_error("output '" + t.name + "' names an unknown rule '" + p.rule + "'");
-    for (auto it = c.at("numbers").begin(); it != c.at("numbers").end(); ++it) p.numbers[it.key()] = read_number(*it);
-    t.checks.push_back(std::move(p));
-  }
+  read_field(j, "name", t.name);
+  t.dtype = read_field_with(j, "dtype", dtype_from);
+  read_field(j, "shape", t.shape);
+  read_field(j, "numel", t.numel);
+  t.role = read_field_with(j, "role", [](const json& r) { return role_from(r.get<std::string>()); });
+  read_optional_field(j, "deterministic", t.deterministic);
+  read_field_with(j, "init", [&](const json& init) {
+    read_field(init, "kind", t.init.kind);
+    t.init.fields = read_field_with(init, "fields", numbers_from);
+  });
+  t.tolerance = read_field_with(j, "tolerance", [](const json& tol) {
+    return Tolerance{read_number(tol.at(0)), read_number(tol.at(1)), read_number(tol.at(2)), read_number(tol.at(3)), read_number(tol.at(4))};
+  });
+  if (j.contains("checks")) for_each_item(j, "checks", [&](const json& c) { t.checks.push_back(check_from(c)); });
   return t;
+}
+
+// The plan a job carries: its tensors, arguments, launch and defines, checked against each other.
+void read_plan(const json& p, CaseJob& job) {
+  CasePlan& plan = job.plan;
+  plan.kernel = job.kernel;
+  plan.case_name = job.case_name;
+  plan.params = read_field_with(p, "params", params_from);
+  plan.tensors.clear();
+  for_each_item(p, "tensors", [&](const json& t) { plan.tensors.push_back(tensor_from(t)); });
+  plan.args.clear();
+  for_each_item(p, "args", [&](const json& a) { plan.args.push_back({a.at(0).get<int>(), dtype_from(a.at(1)), read_number(a.at(2))}); });
+  for (const ArgPlan& a : plan.args)
+    if (a.tensor >= static_cast<int>(plan.tensors.size()))
+      throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(plan.tensors.size()));
+  // A rule's tensor fields index plan.tensors: a job that names no such tensor is refused here.
+  for (const TensorPlan& t : plan.tensors)
+    for (const CheckPlan& c : t.checks)
+      for (const CheckField& f : find_check_rule(c.rule)->fields)
+        if (f.kind == FieldKind::tensor && c.numbers.count(f.name) &&
+            (c.tensor(f.name) < 0 || c.tensor(f.name) >= static_cast<int>(plan.tensors.size())))
+          throw std::runtime_error(c.rule + " rule of '" + t.name + "' names tensor " + std::to_string(c.tensor(f.name)));
+  read_field(p, "grid", plan.grid);
+  read_field(p, "block", plan.block);
+  read_field(p, "shared_bytes", plan.shared_bytes);
+  read_field(p, "defines", plan.defines);
 }
 
 }  // namespace
@@ -146,46 +186,28 @@ void to_json(json& j, const CaseJob& job) {
 }
 
 void from_json(const json& j, CaseJob& job) {
-  job.kernel = j.at("kernel");
-  job.case_name = j.at("case");
-  job.manifest = j.at("manifest");
-  job.source = j.at("source");
-  job.entry = j.at("entry");
-  job.reference = j.at("reference");
-  job.file_entries = j.at("file_entries").get<std::vector<std::string>>();
-  job.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
-  job.compile_options = j.at("compile_options").get<std::vector<std::string>>();
-  job.gpu_only = j.at("gpu_only");
-  job.reference_library = j.at("reference_library");
-  job.reference_error = j.at("reference_error");
-  job.seed = j.at("seed");
-  job.stream_name = j.value("stream_name", job.case_name);
-  job.repeat = j.at("repeat");
-  job.time_launches = j.value("time_launches", 0);
-  job.repro_dir = j.value("repro_dir", "");
-  const json& p = j.at("plan");
-  CasePlan& plan = job.plan;
-  plan.kernel = job.kernel;
-  plan.case_name = job.case_name;
-  plan.params = params_from(p.at("params"));
-  plan.tensors.clear();
-  for (const json& t : p.at("tensors")) plan.tensors.push_back(tensor_from(t));
-  plan.args.clear();
-  for (const json& a : p.at("args")) plan.args.push_back({a.at(0).get<int>(), dtype_from(a.at(1)), read_number(a.at(2))});
-  for (const ArgPlan& a : plan.args)
-    if (a.tensor >= static_cast<int>(plan.tensors.size()))
-      throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(plan.tensors.size()));
-  // A rule's tensor fields index plan.tensors: a job that names no such tensor is refused here.
-  for (const TensorPlan& t : plan.tensors)
-    for (const CheckPlan& c : t.checks)
-      for (const CheckField& f : find_check_rule(c.rule)->fields)
-        if (f.kind == FieldKind::tensor && c.numbers.count(f.name) &&
-            (c.tensor(f.name) < 0 || c.tensor(f.name) >= static_cast<int>(plan.tensors.size())))
-          throw std::runtime_error(c.rule + " rule of '" + t.name + "' names tensor " + std::to_string(c.tensor(f.name)));
-  plan.grid = p.at("grid");
-  plan.block = p.at("block");
-  plan.shared_bytes = p.at("shared_bytes");
-  plan.defines = p.at("defines").get<std::vector<std::pair<std::string, std::string>>>();
+  read_field(j, "kernel", job.kernel);
+  read_field(j, "case", job.case_name);
+  read_field(j, "manifest", job.manifest);
+  read_field(j, "source", job.source);
+  read_field(j, "entry", job.entry);
+  read_field(j, "reference", job.reference);
+  read_field(j, "file_entries", job.file_entries);
+  read_field(j, "include_dirs", job.include_dirs);
+  read_field(j, "compile_options", job.compile_options);
+  read_field(j, "gpu_only", job.gpu_only);
+  read_field(j, "reference_library", job.reference_library);
+  read_field(j, "reference_error", job.reference_error);
+  read_field(j, "seed", job.seed);
+  job.stream_name = job.case_name;
+  read_optional_field(j, "stream_name", job.stream_name);
+  read_field(j, "repeat", job.repeat);
+  job.time_launches = 0;
+  read_optional_field(j, "time_launches", job.time_launches);
+  job.repro_dir.clear();
+  read_optional_field(j, "repro_dir", job.repro_dir);
+  read_field_with(j, "plan", [&](const json& p) { read_plan(p, job); });
 }
+
 
 }  // namespace hk

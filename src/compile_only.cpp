@@ -16,6 +16,8 @@
 #include "case_plan.h"
 #include "code_object_resources.h"
 #include "compile_target.h"
+#include "contracts/compile_messages.h"
+#include "contracts/worker_protocol.h"
 #include "hiprtc_root.h"
 #include "expectation.h"
 #include "report.h"
@@ -126,13 +128,13 @@ std::optional<LimitExceeded> limit_exceeded(const CompileItem& item, const Kerne
 
 // What the compiled code needs against what the target has (limit_exceeded): HW_LIMIT, and the
 // row still says that the source compiled and what it needs.
-void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
-  if (!res.is_object() || res.contains("error")) {
-    r.notes.push_back("resources not read: " + (res.is_object() ? res.value("error", "") : std::string("no figures")));
+void judge_resources(const CompileItem& item, const EntryResources* res, CaseResult& r) {
+  if (!res || !res->figures) {
+    r.notes.push_back("resources not read: " + (res ? res->error : std::string("no figures")));
     return;
   }
-  r.resources = res;
-  const KernelResources k = res.get<KernelResources>();
+  const KernelResources& k = *res->figures;
+  r.resources = k;
   r.message += ": " + needs_text(k);
   if (k.spilled > 0) r.notes.push_back(fmt::format("spills: {} (registers or bytes, as the compiler counts them) go to local memory", k.spilled));
   const Target* t = find_target(item.arch);
@@ -147,9 +149,18 @@ void judge_resources(const CompileItem& item, const json& res, CaseResult& r) {
 // share one compile per target, since the file is compiled with all of its entries anyway.
 struct CompileMemo {
   std::mutex mutex;
-  std::map<std::string, json> answers;  // key -> the compile worker's answer
+  std::map<std::string, CompileAnswer> answers;  // key -> the compile worker's answer
   std::map<std::string, std::string> compilers;  // arch -> the name its compile worker gave its compiler
 };
+
+// A compile worker's hello (worker_protocol.h).
+WorkerHello read_hello(const std::string& line) {
+  try {
+    return json::parse(line).get<WorkerHello>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("bad hello from the compile worker: ") + e.what());
+  }
+}
 
 // A compile worker for one target, started on first use and again after it dies.
 class CompilerProcess {
@@ -165,29 +176,28 @@ class CompilerProcess {
     std::string key = arch_ + "\n" + item.source + "\n";
     for (const std::string& o : item.options) key += o + "\n";
     for (const std::string& e : entries) key += "entry " + e + "\n";
-    json res;
+    std::optional<CompileAnswer> res;
     {
       std::lock_guard<std::mutex> lock(memo_.mutex);
       if (const auto it = memo_.answers.find(key); it != memo_.answers.end()) res = it->second;
     }
-    if (res.is_null()) {
-      if (!ask(item, entries, r, res)) return;
+    if (!res) {
+      if (!(res = ask(item, entries, r))) return;
       std::lock_guard<std::mutex> lock(memo_.mutex);
-      memo_.answers[key] = res;
+      memo_.answers[key] = *res;
     } else {
       r.notes.push_back("compiled once for every kernel of its file in this configuration");
     }
-    judge(item, res, r);
+    judge(item, *res, r);
   }
 
  private:
-  // Sends one compile to the worker and reads its answer; false (r filled) when the compiler
+  // Sends one compile to the worker and reads its answer; none (r filled) when the compiler
   // crashed or timed out.
-  bool ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r, json& res) {
-    if (!proc_ && !start(r)) return false;
-    const int id = next_id_++;
-    proc_->write_line(json{{"id", id}, {"source", item.source}, {"options", item.options}, {"entry", item.kernel->entry},
-                           {"entries", entries}}.dump());
+  std::optional<CompileAnswer> ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r) {
+    if (!proc_ && !start(r)) return std::nullopt;
+    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, item.kernel->entry};
+    proc_->write_line(json(job).dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;
     const auto rd = proc_->read_line(line, deadline);
@@ -200,34 +210,37 @@ class CompilerProcess {
       const std::string tail = proc_->output_tail(2000);
       if (!tail.empty()) r.message += "; its output: " + tail;
       proc_.reset();
-      return false;
+      return std::nullopt;
     }
-    res = json::parse(line);
-    if (res.value("id", -1) != id) throw std::runtime_error("the compile worker answered another request");
-    r.timings.compile_ms = res.value("ms", 0.0);
-    return true;
+    CompileAnswer res;
+    try {
+      res = json::parse(line).get<CompileAnswer>();
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("the compile worker's answer cannot be read: ") + e.what());
+    }
+    if (res.id != job.id) throw std::runtime_error("the compile worker answered another request");
+    r.timings.compile_ms = res.ms;
+    return res;
   }
 
   // The verdict of item's entry from the answer for its file.
-  void judge(const CompileItem& item, const json& res, CaseResult& r) {
+  void judge(const CompileItem& item, const CompileAnswer& res, CaseResult& r) {
     const KernelSpec& k = *item.kernel;
-    const std::string log = res.value("log", "");
-    const json entry_errors = res.value("entry_errors", json::object());
-    if (res.value("ok", false) && entry_errors.contains(k.entry)) {
+    if (const auto e = res.entry_errors.find(k.entry); res.ok && e != res.entry_errors.end()) {
       r.status = Status::COMPILE_ERROR;  // the file compiled; this entry names none of its kernels
-      r.message = entry_errors[k.entry].get<std::string>();
-    } else if (res.value("ok", false)) {
+      r.message = e->second;
+    } else if (res.ok) {
       r.status = Status::PASS;
-      r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.value("bytes", 0));
-      if (!log.empty()) r.notes.push_back("compiler log: " + log);
-      const json& by_entry = res.value("resources_by_entry", json::object());
-      judge_resources(item, by_entry.contains(k.entry) ? by_entry[k.entry] : json(), r);
+      r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.bytes);
+      if (!res.log.empty()) r.notes.push_back("compiler log: " + res.log);
+      const auto figures = res.resources_by_entry.find(k.entry);
+      judge_resources(item, figures == res.resources_by_entry.end() ? nullptr : &figures->second, r);
     } else {
       r.status = Status::COMPILE_ERROR;
       // The summary names the entry the compile was asked for first: every entry of a file
       // that does not compile gets the same log and its own attribution is in it.
-      r.message = res.value("summary", log);
-      r.compile_log = log;
+      r.message = res.summary.empty() ? res.log : res.summary;
+      r.compile_log = res.log;
     }
   }
 
@@ -248,9 +261,10 @@ class CompilerProcess {
         const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);
         throw std::runtime_error("the compile worker did not start" + under + " (" + why + ")" + (tail.empty() ? "" : ": " + tail));
       }
-      const json hello = json::parse(line);
-      if (!hello.value("ok", false)) throw std::runtime_error(hello.value("error", "no compiler"));
-      compiler_ = hello.value("compiler", backend);
+      const WorkerHello hello = read_hello(line);
+      if (const std::string why = hello_mismatch(hello, opt_.exe); !why.empty()) throw std::runtime_error(why);
+      if (!hello.ok) throw std::runtime_error(hello.error);
+      compiler_ = hello.compiler.empty() ? backend : hello.compiler;
       std::lock_guard<std::mutex> lock(memo_.mutex);
       memo_.compilers[arch_] = compiler_;
       return true;

@@ -10,6 +10,8 @@
 #include "code_object_resources.h"
 #include "compile_attribution.h"
 #include "compiler.h"
+#include "contracts/compile_messages.h"
+#include "contracts/worker_protocol.h"
 #include "file_util.h"
 #include "protocol_channel.h"
 
@@ -18,14 +20,15 @@ namespace hk {
 namespace {
 
 // What the compiled code says of the kernel (code_object_resources.h), or why it says nothing.
-nlohmann::json read_resources(const std::string& backend, const CompileOutput& c, const std::string& symbol) {
+EntryResources read_resources(const std::string& backend, const CompileOutput& c, const std::string& symbol) {
   std::string why;
-  std::optional<KernelResources> r = backend == "cuda" ? cubin_resources(c.binary, symbol, &why)
-                                     : backend == "hip" ? amdgpu_resources(c.binary, symbol, &why)
-                                                        : std::nullopt;
-  if (!r) return {{"error", why.empty() ? "no resources for this backend" : why}};
-  if (backend == "cuda") add_ptxas_figures(c.log, symbol, *r);
-  return *r;
+  EntryResources out;
+  out.figures = backend == "cuda" ? cubin_resources(c.binary, symbol, &why)
+                : backend == "hip" ? amdgpu_resources(c.binary, symbol, &why)
+                                   : std::nullopt;
+  if (!out.figures) out.error = why.empty() ? "no resources for this backend" : why;
+  else if (backend == "cuda") add_ptxas_figures(c.log, symbol, *out.figures);
+  return out;
 }
 
 // The log without the verbose assembler's per-kernel figures, which only resources needed.
@@ -48,39 +51,40 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
     return 2;
   }
   std::unique_ptr<Compiler> compiler;
+  WorkerHello hello;
   try {
     compiler = open_compiler(opt.backend, opt.arch, opt.host, opt.hiprtc_root);
+    hello.ok = true;
+    hello.compiler = compiler->version();
   } catch (const std::exception& e) {
-    chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
-    return 0;
+    hello.error = e.what();
   }
-  chan.send({{"type", "hello"}, {"ok", true}, {"compiler", compiler->version()}});
+  chan.send(hello);
+  if (!hello.ok) return 0;
   std::string line;
   while (std::getline(std::cin, line)) {
-    nlohmann::json req, res;
+    CompileAnswer res;
     try {
-      req = nlohmann::json::parse(line);
-      res["id"] = req.at("id");
-      const std::string path = req.at("source");
+      const CompileJob job = nlohmann::json::parse(line).get<CompileJob>();
+      res.id = job.id;
       const auto t0 = std::chrono::steady_clock::now();
-      CompileRequest q{read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>(),
-                       req.value("entries", std::vector<std::string>{})};
+      CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
       CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)
-        for (const auto& [name, symbol] : c.symbols) res["resources_by_entry"][name] = read_resources(opt.backend, c, symbol);
+        for (const auto& [name, symbol] : c.symbols) res.resources_by_entry[name] = read_resources(opt.backend, c, symbol);
       c.log = without_ptxas_info(c.log);
-      res["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      res["ok"] = c.ok;
-      res["log"] = c.log;
-      res["bytes"] = c.binary.size();
-      res["symbols"] = c.symbols;
-      res["entry_errors"] = c.entry_errors;
-      if (!c.ok) res["summary"] = compile_error_summary(c.log, q.source, path, req.value("entry", ""), q.entries);
+      res.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      res.ok = c.ok;
+      res.log = c.log;
+      res.bytes = c.binary.size();
+      res.symbols = c.symbols;
+      res.entry_errors = c.entry_errors;
+      if (!c.ok) res.summary = compile_error_summary(c.log, q.source, job.source, job.entry, q.entries);
     } catch (const std::exception& e) {
-      res["ok"] = false;
-      res["log"] = std::string("hkcheck: ") + e.what();
+      res.ok = false;
+      res.log = std::string("hkcheck: ") + e.what();
     }
     chan.send(res);
   }

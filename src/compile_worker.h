@@ -3,10 +3,8 @@
 // compiler of that target (no device), reads requests on stdin and answers on its protocol
 // descriptor. A compiler that crashes (Debian's hipRTC aborts for gfx942) takes down this process
 // alone; the parent reports that compile and starts another.
-//   parent -> worker: {"id":N,"source":PATH,"options":[...]}
-//   worker -> parent: {"type":"hello","ok":true,"compiler":"NVRTC 13.0"} once, or ok false and "error"
-//                     (the compiler's real name: "hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)")
-//                     {"id":N,"ok":B,"log":"...","bytes":N,"ms":T}
+// The messages (after a WorkerHello naming its compiler) are CompileJob and CompileAnswer
+// (contracts/compile_messages.h, contracts/worker_protocol.h).
 #pragma once
 
 #include <string>

@@ -41,9 +41,7 @@ int diff_command(const DiffOptions& o) {
     fmt::print(stderr, "hkcheck diff: the two runs have no case in common: nothing was compared\n");
     return kExitNothingChecked;
   }
-  const bool changed = !d.changed.empty() || !d.lost.empty();
-  const bool fail = o.fail_on == "change" ? changed : o.fail_on == "regression" ? d.count(ChangeKind::regression) > 0 : false;
-  return fail ? kExitFailed : kExitOk;
+  return fails_on(d, o.fail_on) ? kExitFailed : kExitOk;
 }
 
 int diff_main(int argc, char** argv) {
@@ -55,8 +53,9 @@ int diff_main(int argc, char** argv) {
   app.add_option("a", o.a, "The first run (the baseline)")->required();
   app.add_option("b", o.b, "The second run")->required();
   app.add_option("--fail-on", o.fail_on,
-                 "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change, or B lost something: "
-                 "interrupted, a manifest error A has not, a NOT_RUN case, a case of A missing from a run of every case), never")
+                 "Exit 1 on: regression (a case that passed in A and not in B), change (any verdict change), never. Both regression "
+                 "and change also fail when B lost something: interrupted, a manifest error A has not (a kernel left out), a NOT_RUN "
+                 "case, a case of A missing from a run of every case")
       ->capture_default_str()
       ->check(CLI::IsMember({"regression", "change", "never"}));
   app.add_option("--md", o.md_path, "Also write the markdown report to this file (for a pull-request comment)");

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "contracts/json_field.h"
 #include "file_util.h"
 #include "report_text.h"
 
@@ -18,13 +19,11 @@ using nlohmann::json;
 void to_json(json& j, const JournaledCase& c) { j = {{"type", "case"}, {"plan", c.plan}, {"result", c.result}}; }
 
 void from_json(const json& j, JournaledCase& c) {
-  if (j.value("type", json()) != "case") throw std::runtime_error("/type: expected \"case\", found " + j.value("type", json()).dump());
-  c.plan = j.at("plan").get<std::string>();
-  try {
-    c.result = j.at("result").get<CaseResult>();
-  } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("/result: ") + e.what());
-  }
+  std::string type;
+  read_field(j, "type", type);
+  if (type != "case") throw JsonFieldError("/type", "expected \"case\", found \"" + type + "\"");
+  read_field(j, "plan", c.plan);
+  read_field(j, "result", c.result);  // its errors name /result/...
 }
 
 JournalContents read_journal(const std::string& path) {

@@ -1,4 +1,5 @@
 #include "result.h"
+#include "contracts/json_field.h"
 
 #include "json_number.h"
 
@@ -142,10 +143,10 @@ void to_json(json& j, const OutputMetrics& m) {
 }
 
 void from_json(const json& j, OutputMetrics& m) {
-  m.name = j.at("name");
-  m.dtype = j.at("dtype");
-  m.shape = j.at("shape").get<std::vector<int64_t>>();
-  m.numel = j.at("numel");
+  read_field(j, "name", m.name);
+  read_field(j, "dtype", m.dtype);
+  read_field(j, "shape", m.shape);
+  read_field(j, "numel", m.numel);
   const json& t = j.at("tolerance");
   m.tolerance = {t.at("atol"), t.at("rtol"), t.at("ulps")};
   read_rule_fields(j, m);
@@ -153,22 +154,22 @@ void from_json(const json& j, OutputMetrics& m) {
   m.max_rel_diff = read_number(j.at("max_rel_diff"));
   m.rel_l2 = read_number(j.at("rel_l2"));
   m.max_ulps = read_number(j.at("max_ulps"));
-  m.mismatches = j.at("mismatches");
-  m.mismatch_fraction = j.at("mismatch_fraction");
-  m.unwritten = j.at("unwritten");
-  m.nonfinite = j.at("nonfinite");
-  m.pass = j.at("pass");
+  read_field(j, "mismatches", m.mismatches);
+  read_field(j, "mismatch_fraction", m.mismatch_fraction);
+  read_field(j, "unwritten", m.unwritten);
+  read_field(j, "nonfinite", m.nonfinite);
+  read_field(j, "pass", m.pass);
   if (!j.at("first_mismatch").is_null()) m.first_mismatch = diff_from(j["first_mismatch"]);
   if (!j.at("worst").is_null()) m.worst = diff_from(j["worst"]);
   if (j.contains("window") && !j["window"].is_null()) {
     const json& w = j["window"];
     MismatchWindow win;
-    win.origin = w.at("origin").get<std::vector<int64_t>>();
-    win.rows = w.at("rows");
-    win.cols = w.at("cols");
+    read_field(w, "origin", win.origin);
+    read_field(w, "rows", win.rows);
+    read_field(w, "cols", win.cols);
     for (const json& row : w.at("got")) win.got.push_back(read_numbers(row));
     for (const json& row : w.at("expected")) win.expected.push_back(read_numbers(row));
-    win.wrong = w.at("wrong").get<std::vector<std::vector<bool>>>();
+    read_field(w, "wrong", win.wrong);
     m.window = win;
   }
   m.slices.clear();
@@ -223,8 +224,8 @@ void to_json(json& j, const CaseResult& r) {
 }
 
 void from_json(const json& j, CaseResult& r) {
-  r.kernel = j.at("kernel");
-  r.case_name = j.at("case");
+  read_field(j, "kernel", r.kernel);
+  read_field(j, "case", r.case_name);
   r.manifest = j.value("manifest", "");
   r.params.clear();
   for (auto it = j.at("params").begin(); it != j.at("params").end(); ++it) {
@@ -241,7 +242,7 @@ void from_json(const json& j, CaseResult& r) {
   r.timing.reset();
   if (j.contains("timing") && !j["timing"].is_null()) r.timing = timing_from(j["timing"]);
   if (j.contains("seed")) r.seed = j["seed"].get<uint64_t>(), r.swept_from = j.value("swept_from", r.case_name);
-  r.outputs = j.at("outputs").get<std::vector<OutputMetrics>>();
+  read_field(j, "outputs", r.outputs);
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");
   r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached"), t.value("inputs", 0.0),

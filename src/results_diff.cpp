@@ -121,6 +121,13 @@ size_t ResultsDiff::count(ChangeKind k) const {
   return static_cast<size_t>(std::count_if(changed.begin(), changed.end(), [&](const VerdictChange& c) { return c.kind == k; }));
 }
 
+bool fails_on(const ResultsDiff& d, const std::string& policy) {
+  if (policy == "never") return false;
+  if (policy == "change") return !d.changed.empty() || !d.lost.empty();
+  if (policy == "regression") return d.count(ChangeKind::regression) > 0 || !d.lost.empty();
+  throw std::invalid_argument("unknown --fail-on policy '" + policy + "' (regression, change or never)");
+}
+
 ResultsDiff diff_results(const ResultsDocument& a, const ResultsDocument& b) {
   ResultsDiff d;
   const auto ia = index(a, "A"), ib = index(b, "B");

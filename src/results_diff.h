@@ -43,6 +43,15 @@ struct ResultsDiff {
   size_t count(ChangeKind k) const;
 };
 
+// `diff --fail-on`'s policies. Both count what B lost (ResultsDiff::lost: a kernel gone to a
+// manifest error, cases NOT_RUN, an interrupt, cases of A missing from a run of every case): a
+// check that B did not run is not a check that passed.
+//   regression: a case that passed in A and not in B, or anything B lost
+//   change:     any verdict change (regressions, fixes, device differences...), or anything B lost
+//   never:      nothing
+// Throws std::invalid_argument for another policy name.
+bool fails_on(const ResultsDiff& d, const std::string& policy);
+
 // Throws std::runtime_error when a run holds a case more than once (naming the run, "A" or "B",
 // and the case): which record to compare would be a guess.
 ResultsDiff diff_results(const ResultsDocument& a, const ResultsDocument& b);

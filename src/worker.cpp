@@ -13,6 +13,7 @@
 #include "case_exec.h"
 #include "case_job.h"
 #include "orphans.h"
+#include "contracts/worker_protocol.h"
 #include "parallel_for.h"
 #include "parent_watch.h"
 #include "process_tree.h"
@@ -60,10 +61,10 @@ int run_worker(const WorkerOptions& opt) {
     std::cerr << "hkcheck worker: protocol descriptor " << opt.protocol_fd << " is not open\n";
     return 2;
   }
-  std::string why;
-  std::unique_ptr<Backend> be = open_any(opt, &why);
+  WorkerHello hello;
+  std::unique_ptr<Backend> be = open_any(opt, &hello.error);
   if (!be) {
-    chan.send({{"type", "hello"}, {"ok", false}, {"error", why}});
+    chan.send(hello);
     return 0;
   }
   // A host kernel is native code: it runs in a process of its own, apart from the verdict.
@@ -71,44 +72,45 @@ int run_worker(const WorkerOptions& opt) {
   try {
     if (be->device().backend == "host") apart = isolate_host_kernels(be);
   } catch (const std::exception& e) {
-    chan.send({{"type", "hello"}, {"ok", false}, {"error", e.what()}});
+    hello.error = e.what();
+    chan.send(hello);
     return 0;
   }
   // From here the worker may have threads: the watch ends what is below it with hkcheck.
   watch_parent(parent, opt.resume_stopped_parent);
   DeviceInfo dev = be->device();
   // "auto" fell back to the CPU: say why no GPU was used, for the run's metadata.
-  if (opt.backend == "auto" && dev.backend == "host" && !why.empty()) dev.note = "no GPU backend could be used: " + why;
+  if (opt.backend == "auto" && dev.backend == "host" && !hello.error.empty()) dev.note = "no GPU backend could be used: " + hello.error;
   if (!apart.empty()) dev.note += (dev.note.empty() ? "" : "; ") + apart;
-  chan.send({{"type", "hello"}, {"ok", true}, {"device", dev}});
+  hello.ok = true;
+  hello.error.clear();
+  hello.device = dev;
+  chan.send(hello);
 
   CompileCache cache(opt.cache_dir);
   std::string line;
   while (std::getline(std::cin, line)) {
-    json req;
+    CaseRequest req;
     try {
-      req = json::parse(line);
+      req = json::parse(line).get<CaseRequest>();
     } catch (const std::exception& e) {
       std::cerr << "hkcheck worker: bad request: " << e.what() << "\n";
       return 2;
     }
-    if (req.value("type", "") == "exit") break;
-    CaseResult r;
-    CaseJob job;
-    bool sticky = false;
-    const json id = req.value("id", json(""));  // echoed, so the parent takes only the answer to its request
-    try {
-      job = req.at("job").get<CaseJob>();
-    } catch (const std::exception& e) {
-      r.kernel = req.value("kernel", "");
-      r.case_name = req.value("case", "");
-      r.message = std::string("the worker could not read the case it was sent: ") + e.what();
-      chan.send({{"type", "result"}, {"id", id}, {"result", r}});
+    if (req.exit) break;
+    // The id is echoed, so that the parent takes only the answer to its request.
+    CaseAnswer answer{{"result", req.id}, req.kernel, req.case_name, CaseResult{}};
+    if (!req.job) {
+      answer.result->kernel = req.kernel;
+      answer.result->case_name = req.case_name;
+      answer.result->message = "the worker could not read the case it was sent: " + req.job_error;
+      chan.send(answer);
       continue;
     }
-    chan.send({{"type", "started"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}});
-    r = execute_case(*be, job, cache, &sticky);
-    chan.send({{"type", "result"}, {"id", id}, {"result", r}});
+    chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt});
+    bool sticky = false;
+    answer.result = execute_case(*be, *req.job, cache, &sticky);
+    chan.send(answer);
     if (sticky) return end_below(kStickyExit);
   }
   return end_below(0);

@@ -1,14 +1,8 @@
 // Worker mode: the process that touches the GPU. The parent starts it with fork+exec
-// (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it:
-//   worker -> parent (protocol fd): {"type":"hello","ok":true,"device":{...}}
-//                                    or {"type":"hello","ok":false,"error":"..."}
-//   parent -> worker (stdin):        {"type":"run","id":I,"kernel":K,"case":C,"job":{...CaseJob...}}
-//                                    (case_job.h: the case planned by the parent, its seed,
-//                                    launches and the repro folder for a failing case's output)
-//   worker -> parent:                {"type":"started","id":I,"kernel":K,"case":C}
-//                                    then {"type":"result","id":I,"result":{...CaseResult...}}
-//                                    (the parent takes only lines carrying its request's id I)
-//   parent -> worker:                {"type":"exit"} or end of input
+// (posix_spawn) as `hkcheck --worker ...` and speaks JSON lines with it (contracts/worker_protocol.h):
+// a WorkerHello naming its device on the protocol fd, then for each CaseRequest on stdin (the
+// case planned by the parent, case_job.h) a "started" and a "result" CaseAnswer carrying the
+// request's id; {"type":"exit"} or the end of input ends it.
 // A worker runs any number of cases in sequence, each program loaded once; after a sticky device
 // fault it reports the case and exits with kStickyExit, since only a new process gets a working
 // context. A job it cannot read gets an ERROR result and the worker goes on.

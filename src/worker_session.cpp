@@ -1,5 +1,6 @@
 #include "worker_session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <random>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/prctl.h>
 
+#include "contracts/worker_protocol.h"
 #include "interrupt.h"
 #include "memory_limit.h"
 #include "process_tree.h"
@@ -51,8 +53,8 @@ std::string with_output(std::string text, const Subprocess& w) {
   return tail.empty() ? text : text + "; its output: " + tail;
 }
 
-// Reads the worker's hello; fills *why when it does not come or says no.
-std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::string* why) {
+// Reads the worker's hello; fills *why when it does not come, says no or speaks another protocol.
+std::optional<DeviceInfo> read_hello(Subprocess& w, const std::string& exe, double timeout_s, std::string* why) {
   std::string line;
   bool stopped = false;
   const auto r = read_or_stop(w, line, after(timeout_s), &stopped);
@@ -65,17 +67,20 @@ std::optional<DeviceInfo> read_hello(Subprocess& w, double timeout_s, std::strin
                        w);
     return std::nullopt;
   }
+  WorkerHello hello;
   try {
-    const json hello = json::parse(line);
-    if (!hello.at("ok").get<bool>()) {
-      *why = hello.at("error").get<std::string>();
-      return std::nullopt;
-    }
-    return hello.at("device").get<DeviceInfo>();
+    hello = json::parse(line).get<WorkerHello>();
   } catch (const std::exception& e) {
     *why = std::string("bad hello from the worker: ") + e.what();
     return std::nullopt;
   }
+  if (*why = hello_mismatch(hello, exe); !why->empty()) return std::nullopt;
+  if (!hello.ok) {
+    *why = hello.error;
+    return std::nullopt;
+  }
+  if (!hello.device) *why = "bad hello from the worker: /device: missing";
+  return hello.device;
 }
 
 // What a worker that said nothing more about its case left us: the verdict and its message.
@@ -129,6 +134,21 @@ void fill_flooded_case(CaseResult& r, Subprocess& w, size_t bytes) {
                           w);
 }
 
+// The worker's binary in its command line, after any wrapper.
+std::string worker_exe(const std::vector<std::string>& argv) {
+  const auto w = std::find(argv.begin(), argv.end(), "--worker");
+  return w != argv.begin() && w != argv.end() ? *(w - 1) : argv.front();
+}
+
+// Whether msg is an answer to request id: anything else is ignored unread.
+bool answers(const json& msg, const std::string& id) {
+  try {
+    return msg.get<AnswerHeader>().id == id;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // Names one request, so that only its own answer is taken: a line a kernel prints on the
 // protocol descriptor, or one left over from an earlier case, does not carry it.
 std::string request_id() {
@@ -155,7 +175,7 @@ std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
     return std::nullopt;
   }
   add_running_worker(worker_->pid());
-  auto dev = read_hello(*worker_, launch_.start_timeout_s, why);
+  auto dev = read_hello(*worker_, worker_exe(launch_.argv), launch_.start_timeout_s, why);
   if (!dev) discard();
   return dev;
 }
@@ -172,7 +192,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
   try {
     std::string why;
     const std::string id = request_id();
-    const std::string request = json{{"type", "run"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}, {"job", job}}.dump();
+    const std::string request = json(CaseRequest{false, id, job.kernel, job.case_name, job, ""}).dump();
     // A worker that died while idle (killed from outside) is replaced once.
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_) {
@@ -217,7 +237,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       // Anything but this request's JSON answer (a kernel printing on the descriptor, garbage
       // included) is ignored and counted, never taken as the harness's error.
       const json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!msg.is_object() || !msg.contains("id") || msg["id"] != id) {
+      if (!answers(msg, id)) {
         ++ignored;
         ignored_bytes += line.size() + 1;
         if (ignored_bytes > Subprocess::kMaxProtocolLine) {  // a flood: the parent will not read it all
@@ -228,8 +248,9 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         }
         continue;
       }
-      if (msg.value("type", "") != "result") continue;  // "started"
-      r = msg.at("result").get<CaseResult>();
+      const CaseAnswer answer = msg.get<CaseAnswer>();
+      if (!answer.result) continue;  // "started"
+      r = *answer.result;
       if (r.kernel != job.kernel || r.case_name != job.case_name)
         throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
       // The verdict must follow from the record's own figures by the rule that decided it
@@ -251,7 +272,9 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
 
 void WorkerSession::close() {
   if (!worker_) return;
-  worker_->write_line(R"({"type":"exit"})");
+  CaseRequest exit;
+  exit.exit = true;
+  worker_->write_line(json(exit).dump());
   worker_->close_stdin();
   if (!worker_->wait_for(std::chrono::seconds(10))) worker_->kill();
   discard();

@@ -8,6 +8,8 @@
 // id before its real one (FAIL); close_protocol closes its protocol descriptor and hangs;
 // contradiction reports a PASS whose record shows failing outputs. Every record carries the
 // figures of the planned outputs, as the parent checks them against the verdict.
+// --backend other_protocol says hello in another protocol version, as another hkcheck's binary
+// would; --backend no_protocol says a hello that names no version, as a binary older than versions.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -24,6 +26,7 @@
 
 #include "backend.h"
 #include "case_job.h"
+#include "contracts/worker_protocol.h"
 #include "result.h"
 
 using nlohmann::json;
@@ -41,8 +44,10 @@ int main(int argc, char** argv) {
     std::fprintf(out, "%s\n", j.dump().c_str());
     std::fflush(out);
   };
+  hk::WorkerHello hello;
   if (mode == "no_device") {
-    send({{"type", "hello"}, {"ok", false}, {"error", "fake: no device"}});
+    hello.error = "fake: no device";
+    send(hello);
     return 0;
   }
   if (mode == "silent") return 5;  // dies before saying hello
@@ -50,15 +55,19 @@ int main(int argc, char** argv) {
   dev.backend = mode == "cuda" ? "cuda" : "fake";
   dev.name = "Fake GPU 1GB";
   dev.arch = "fake_1";
-  send({{"type", "hello"}, {"ok", true}, {"device", dev}});
+  hello.ok = true;
+  hello.device = dev;
+  if (mode == "other_protocol") hello.protocol = hk::kWorkerProtocolVersion + 1;
+  json said = hello;
+  if (mode == "no_protocol") said.erase("protocol");
+  send(said);
   std::string line;
   std::set<std::string> seen;  // kernels this process has run
   while (std::getline(std::cin, line)) {
-    const json req = json::parse(line);
-    if (req["type"] == "exit") return 0;
-    const std::string kernel = req["kernel"];
-    const json id = req.value("id", json(""));
-    send({{"type", "started"}, {"id", id}, {"kernel", kernel}, {"case", req["case"]}});
+    const hk::CaseRequest req = json::parse(line).get<hk::CaseRequest>();
+    if (req.exit) return 0;
+    const std::string kernel = req.kernel;
+    send(hk::CaseAnswer{{"started", req.id}, kernel, req.case_name, std::nullopt});
     std::fprintf(stderr, "fake worker running %s\n", kernel.c_str());
     if (kernel == "segv") std::raise(SIGSEGV);
     if (kernel == "abort") std::abort();
@@ -72,7 +81,7 @@ int main(int argc, char** argv) {
     }
     hk::CaseResult r;
     r.kernel = kernel;
-    r.case_name = req["case"];
+    r.case_name = req.case_name;
     r.status = hk::Status::PASS;
     r.launches = 1;
     const bool seen_before = !seen.insert(kernel).second;
@@ -83,7 +92,7 @@ int main(int argc, char** argv) {
     if (kernel.rfind("fail", 0) == 0) {
       r.status = hk::Status::FAIL;
       r.message = "fake: wrong values";
-      const std::string repro_dir = req.at("job").value("repro_dir", "");
+      const std::string repro_dir = req.job->repro_dir;
       if (!repro_dir.empty()) {
         std::filesystem::create_directories(repro_dir + "/output");
         std::ofstream(repro_dir + "/output/fake.got") << "fake output";
@@ -92,13 +101,13 @@ int main(int argc, char** argv) {
     if (kernel == "forge") {  // a line a kernel could print: well formed, but no answer to the request
       hk::CaseResult forged = r;
       forged.message = "forged";
-      send({{"type", "result"}, {"result", forged}});
+      send(hk::CaseAnswer{{"result", ""}, kernel, req.case_name, forged});
       r.status = hk::Status::FAIL;
       r.message = "fake: the real verdict";
     }
     // The figures of each planned output, as the verdict needs them (the parent re-checks them);
     // contradiction reports PASS with every output wrong.
-    const hk::CasePlan plan = req.at("job").get<hk::CaseJob>().plan;
+    const hk::CasePlan plan = req.job->plan;
     for (const hk::TensorPlan& t : plan.tensors) {
       if (t.role == hk::Role::in) continue;
       hk::OutputMetrics m;
@@ -132,7 +141,7 @@ int main(int argc, char** argv) {
       std::fclose(out);
       std::this_thread::sleep_for(std::chrono::hours(1));
     }
-    send({{"type", "result"}, {"id", id}, {"result", r}});
+    send(hk::CaseAnswer{{"result", req.id}, kernel, req.case_name, r});
   }
   return 0;
 }

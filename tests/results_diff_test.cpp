@@ -178,6 +178,28 @@ TEST(ResultsDiff, WhatBLostIsListed) {
   }
 }
 
+// Both --fail-on policies but never fail on what B lost: a kernel B lost to a manifest error, a
+// case B did not run. A fix alone fails only --fail-on change.
+TEST(ResultsDiff, WhatBLostFailsChangeAndRegression) {
+  const ResultsDocument a = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS"), c("gone", "1", "PASS")});
+  const ResultsDiff same = diff_results(a, a);
+  for (const char* policy : {"change", "regression", "never"}) EXPECT_FALSE(fails_on(same, policy)) << policy;
+  ResultsDocument lost_kernel = diff_run_of({c("k", "1", "PASS"), c("k", "2", "PASS")});
+  lost_kernel.run.manifest_errors = {"m.json: /kernels/1/launch/block: expected an array of 1 to 3 expressions"};
+  const ResultsDocument not_run = diff_run_of({c("k", "1", "PASS"), c("k", "2", "NOT_RUN"), c("gone", "1", "PASS")});
+  for (const ResultsDocument* b : std::vector<const ResultsDocument*>{&lost_kernel, &not_run}) {
+    const ResultsDiff d = diff_results(a, *b);
+    EXPECT_EQ(d.count(ChangeKind::regression), 0u);
+    EXPECT_TRUE(fails_on(d, "change"));
+    EXPECT_TRUE(fails_on(d, "regression"));
+    EXPECT_FALSE(fails_on(d, "never"));
+  }
+  const ResultsDiff fixed = diff_results(diff_run_of({c("k", "1", "FAIL")}), diff_run_of({c("k", "1", "PASS")}));
+  EXPECT_TRUE(fails_on(fixed, "change"));
+  EXPECT_FALSE(fails_on(fixed, "regression"));
+  EXPECT_THROW(fails_on(fixed, "sometimes"), std::invalid_argument);
+}
+
 // A results file of the first schema (every committed run) still reads, with its run record.
 TEST(ResultsDiff, ResultsOfSchemaOneStillRead) {
   const ResultsDocument nv = fixture("h100.json");

@@ -39,6 +39,22 @@ TEST(Runner, ProbeExplainsAMissingDevice) {
   EXPECT_EQ(why, "fake: no device");
 }
 
+// A worker binary of another hkcheck build (another protocol version, or none named) is refused
+// at its hello, by name, never misread.
+TEST(Runner, AWorkerOfAnotherProtocolVersionIsRefusedAtHello) {
+  for (const char* mode : {"other_protocol", "no_protocol"}) {
+    Runner r(RunOptions{FAKE_WORKER_PATH, mode, 0, 5, 5, 0, ""});
+    std::string why;
+    EXPECT_FALSE(r.probe(&why)) << mode;
+    EXPECT_NE(why.find("protocol"), std::string::npos) << why;
+    EXPECT_NE(why.find("another hkcheck build"), std::string::npos) << why;
+    EXPECT_NE(why.find(FAKE_WORKER_PATH), std::string::npos) << why;
+    const CaseResult c = run_fake("ok", 5, mode);
+    EXPECT_EQ(c.status, Status::ERROR) << mode;
+    EXPECT_NE(c.message.find("another hkcheck build"), std::string::npos) << c.message;
+  }
+}
+
 TEST(Runner, HealthyCasePasses) {
   const CaseResult r = run_fake("ok");
   EXPECT_EQ(r.status, Status::PASS) << r.message;

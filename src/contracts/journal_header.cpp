@@ -1,4 +1,5 @@
 #include "contracts/journal_header.h"
+#include "contracts/json_field.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,17 +28,13 @@ void from_json(const json& j, JournalHeader& h) {
   if (version != kJournalVersion)
     throw std::runtime_error(fmt::format("/schema_version: a journal of version {}; this hkcheck resumes version {} (start a new run)",
                                          version.dump(), kJournalVersion));
-  h.hkcheck_version = j.at("hkcheck_version").get<std::string>();
-  h.git_commit = j.at("git_commit").get<std::string>();
-  h.started_at = j.at("started_at").get<std::string>();
-  try {
-    h.spec = j.at("spec").get<RunSpec>();
-  } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("/spec: ") + e.what());
-  }
+  read_field(j, "hkcheck_version", h.hkcheck_version);
+  read_field(j, "git_commit", h.git_commit);
+  read_field(j, "started_at", h.started_at);
+  read_field(j, "spec", h.spec);  // its errors name /spec/...
   h.device.reset();
-  if (!j.at("device").is_null()) h.device = j["device"].get<DeviceInfo>();
-  h.cases = j.at("cases").get<std::vector<std::string>>();
+  if (!j.contains("device") || !j["device"].is_null()) read_field(j, "device", h.device.emplace());
+  read_field(j, "cases", h.cases);
 }
 
 }  // namespace hk

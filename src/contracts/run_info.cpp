@@ -1,4 +1,5 @@
 #include "contracts/run_info.h"
+#include "contracts/json_field.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,19 +14,19 @@ std::string text_or_null(const json& j) { return j.is_null() ? std::string() : j
 
 // The fields schema 1 and 2 share.
 void read_common(const json& j, RunInfo& r) {
-  r.hkcheck_version = j.at("hkcheck_version").get<std::string>();
-  r.git_commit = j.at("git_commit").get<std::string>();
-  r.host = j.at("host").get<std::string>();
-  r.started_at = j.at("started_at").get<std::string>();
+  read_field(j, "hkcheck_version", r.hkcheck_version);
+  read_field(j, "git_commit", r.git_commit);
+  read_field(j, "host", r.host);
+  read_field(j, "started_at", r.started_at);
   r.device.reset();
-  if (!j.at("device").is_null()) r.device = j["device"].get<DeviceInfo>();
-  r.command = j.at("command").get<std::vector<std::string>>();
-  r.manifest_errors = j.at("manifest_errors").get<std::vector<std::string>>();
-  r.wall_s = j.at("wall_s").get<double>();
+  if (!j.contains("device") || !j["device"].is_null()) read_field(j, "device", r.device.emplace());
+  read_field(j, "command", r.command);
+  read_field(j, "manifest_errors", r.manifest_errors);
+  read_field(j, "wall_s", r.wall_s);
   r.interrupted = text_or_null(j.at("interrupted"));
   r.resumed_from = text_or_null(j.at("resumed_from"));
   r.sanitizer.reset();
-  if (!j.at("sanitizer").is_null()) r.sanitizer = j["sanitizer"].get<SanitizerRun>();
+  if (!j.contains("sanitizer") || !j["sanitizer"].is_null()) read_field(j, "sanitizer", r.sanitizer.emplace());
 }
 
 }  // namespace
@@ -37,14 +38,14 @@ void to_json(json& j, const SanitizerRun& s) {
 
 void from_json(const json& j, SanitizerRun& s) {
   s = SanitizerRun{};
-  s.ran = j.at("ran").get<bool>();
+  read_field(j, "ran", s.ran);
   if (!s.ran) {
-    s.why = j.at("why").get<std::string>();
+    read_field(j, "why", s.why);
     return;
   }
-  s.tool_path = j.at("tool_path").get<std::string>();
-  s.tools = j.at("tools").get<std::vector<std::string>>();
-  s.every_case = j.at("every_case").get<bool>();
+  read_field(j, "tool_path", s.tool_path);
+  read_field(j, "tools", s.tools);
+  read_field(j, "every_case", s.every_case);
 }
 
 void to_json(json& j, const RunInfo& r) {
@@ -66,16 +67,16 @@ void to_json(json& j, const RunInfo& r) {
 void from_json(const json& j, RunInfo& r) {
   r = RunInfo{};
   read_common(j, r);
-  r.spec = j.at("spec").get<RunSpec>();
-  r.missing_shards = j.at("missing_shards").get<std::vector<std::string>>();
+  read_field(j, "spec", r.spec);
+  read_field(j, "missing_shards", r.missing_shards);
 }
 
 RunInfo run_info_from_schema_1(const json& j) {
   RunInfo r;
   read_common(j, r);
-  r.spec.seed = j.at("seed").get<uint64_t>();
+  read_field(j, "seed", r.spec.seed);
   r.spec.seeds = j.value("seeds", std::vector<uint64_t>{});  // absent before --seeds existed
-  r.spec.backend = j.at("backend").get<std::string>();
+  read_field(j, "backend", r.spec.backend);
   r.spec.tier = j.value("tier", std::string("all"));
   r.spec.source_vendor = j.value("source_vendor", std::string());  // absent before --source existed
   return r;

@@ -1,4 +1,5 @@
 #include "contracts/run_spec.h"
+#include "contracts/json_field.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,12 +54,12 @@ void to_json(json& j, const SelectionSpec& s) {
 }
 
 void from_json(const json& j, SelectionSpec& s) {
-  s.patterns = j.at("patterns").get<std::vector<std::string>>();
-  s.case_patterns = j.at("k").get<std::vector<std::string>>();
-  s.excludes = j.at("exclude").get<std::vector<std::string>>();
-  s.last_failed = j.at("last_failed").get<std::string>();
-  s.shard = j.at("shard").get<std::string>();
-  s.shard_durations = j.at("shard_durations").get<std::string>();
+  read_field(j, "patterns", s.patterns);
+  read_field(j, "k", s.case_patterns);
+  read_field(j, "exclude", s.excludes);
+  read_field(j, "last_failed", s.last_failed);
+  read_field(j, "shard", s.shard);
+  read_field(j, "shard_durations", s.shard_durations);
 }
 
 void to_json(json& j, const RunSpec& s) {
@@ -84,31 +85,34 @@ void to_json(json& j, const RunSpec& s) {
 }
 
 void from_json(const json& j, RunSpec& s) {
-  const int version = j.at("version").get<int>();
+  int version = 0;
+  read_field(j, "version", version);
   if (version != kRunSpecVersion)
-    throw std::runtime_error(fmt::format("/version: a run record of version {}; this hkcheck reads version {}", version, kRunSpecVersion));
-  s.selection = j.at("selection").get<SelectionSpec>();
-  s.seed = j.at("seed").get<uint64_t>();
-  s.seeds = j.at("seeds").get<std::vector<uint64_t>>();
-  s.manifests = j.at("manifests").get<std::string>();
-  s.references = j.at("references").get<std::string>();
-  s.backend = j.at("backend").get<std::string>();
-  s.devices = j.at("devices").get<std::vector<int>>();
-  s.host_profile = j.at("host_profile").get<std::string>();
-  s.host_threads = j.at("host_threads").get<int>();
-  s.tier = j.at("tier").get<std::string>();
-  s.repeat = j.at("repeat").get<int>();
-  s.source_vendor = j.at("source_vendor").get<std::string>();
-  s.isolation = j.at("isolation").get<std::string>();
-  s.timeout = j.at("timeout").get<double>();
+    throw JsonFieldError("/version", fmt::format("a run record of version {}; this hkcheck reads version {}", version, kRunSpecVersion));
+  read_field(j, "selection", s.selection);
+  read_field(j, "seed", s.seed);
+  read_field(j, "seeds", s.seeds);
+  read_field(j, "manifests", s.manifests);
+  read_field(j, "references", s.references);
+  read_field(j, "backend", s.backend);
+  read_field(j, "devices", s.devices);
+  read_field(j, "host_profile", s.host_profile);
+  read_field(j, "host_threads", s.host_threads);
+  read_field(j, "tier", s.tier);
+  read_field(j, "repeat", s.repeat);
+  read_field(j, "source_vendor", s.source_vendor);
+  read_field(j, "isolation", s.isolation);
+  read_field(j, "timeout", s.timeout);
+  std::string memory_limit;
+  read_field(j, "memory_limit", memory_limit);
   try {
-    s.memory_limit = parse_memory_limit(j.at("memory_limit").get<std::string>());
+    s.memory_limit = parse_memory_limit(memory_limit);
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(std::string("/memory_limit: ") + e.what());
+    throw JsonFieldError("/memory_limit", e.what());
   }
-  s.exit_first = j.at("exit_first").get<bool>();
-  s.time_launches = j.at("time_launches").get<int>();
-  s.sanitize = j.at("sanitize").get<std::string>();
+  read_field(j, "exit_first", s.exit_first);
+  read_field(j, "time_launches", s.time_launches);
+  read_field(j, "sanitize", s.sanitize);
 }
 
 std::vector<SpecDifference> spec_differences(const RunSpec& a, const RunSpec& b, bool local_fields) {

@@ -6,6 +6,7 @@ the host backend. audit.py calls part_run_record(audit, args, tools), tools bein
 import json
 import os
 import shutil
+import sys
 import subprocess
 import time
 
@@ -219,6 +220,9 @@ def diff_attacks(a):
     stopped = variant("interrupted", interrupted)
     r = a.hk(["diff", full, stopped, "--fail-on", "change"], p)
     a.probe("diff --fail-on change fails when B was interrupted (5 cases NOT_RUN)", r.rc == 1, p, f"{a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
+    r = a.hk(["diff", full, stopped], p)
+    a.probe("diff (--fail-on regression, the default) fails when B did not run cases A passed", r.rc == 1, p,
+            f"{a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
 
     # B lost a kernel to a manifest error.
     m = json.loads((p / "manifests" / "axpy2.json").read_text())
@@ -229,6 +233,34 @@ def diff_attacks(a):
     r = a.hk(["diff", full, lost, "--fail-on", "change"], p)
     a.probe("diff --fail-on change fails when B lost a kernel to a manifest error", b.rc == 2 and r.rc == 1, p,
             f"B {a.t.describe_rc(b.rc)}, diff {a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
+    r = a.hk(["diff", full, lost, "--fail-on", "regression"], p)
+    a.probe("diff --fail-on regression fails when B lost a kernel to a manifest error", b.rc == 2 and r.rc == 1, p,
+            f"B {a.t.describe_rc(b.rc)}, diff {a.t.describe_rc(r.rc)}\n{r.stdout[-2000:]}")
+
+
+# A worker binary of another hkcheck build: it speaks another protocol version at its hello.
+OTHER_PROTOCOL_WORKER = """import os, sys, time
+dev = {"backend": "host", "name": "other build", "arch": "x86", "driver_version": "", "runtime_version": "",
+       "max_threads_per_block": 1024, "max_block": [1024, 1024, 64], "max_grid": [1, 1, 1], "shared_per_block": 0,
+       "shared_per_block_optin": 0, "total_memory": 0, "multiprocessors": 1, "warp_size": 32}
+import json
+os.write(3, (json.dumps({"type": "hello", "protocol": 99, "ok": True, "device": dev}) + "\\n").encode())
+for line in sys.stdin:
+    os.write(3, (json.dumps({"type": "result", "id": json.loads(line).get("id"), "result": {"status": "PASS"}}) + "\\n").encode())
+"""
+
+
+def protocol_attacks(a):
+    p = a.project("protocol")
+    worker = p / "other_worker.py"
+    worker.write_text("#!" + sys.executable + "\n" + OTHER_PROTOCOL_WORKER)
+    worker.chmod(0o755)
+    r = a.hk(["--worker-exe", worker, "--out", p / "out"], p)
+    said = r.stderr + json.dumps(a.results(p / "out"))
+    passed = [c for c in a.results(p / "out").get("cases", []) if c.get("status") == "PASS"]
+    a.probe("a worker of another protocol version is refused at its hello, by name, and nothing passes",
+            r.rc not in (0, None) and not passed and "another hkcheck build" in said, p,
+            f"{a.t.describe_rc(r.rc)}, {len(passed)} PASS\n{r.stderr[-2000:]}")
 
 
 def rerun_attacks(a):
@@ -270,6 +302,6 @@ def part_run_record(audit, args, tools):
     if first.rc != 0:
         audit.finding(PART, f"the correct project does not pass ({tools.describe_rc(first.rc)})", keep=work, extra=first.stderr[-3000:])
         return
-    for attacks in (resume_attacks, stale_result_attacks, merge_attacks, diff_attacks, rerun_attacks):
+    for attacks in (resume_attacks, stale_result_attacks, merge_attacks, diff_attacks, protocol_attacks, rerun_attacks):
         attacks(a)
     print(f"part {PART}: {audit.passed - p0} held, {audit.failed - f0} findings, {time.monotonic() - t0:.0f} s", flush=True)
