@@ -51,11 +51,18 @@ class Context {
   // Rounds v to the named tensor's dtype (for references that model an intermediate store).
   double round_to(const std::string& tensor_name, double v) const;
 
+  // Calls fn(i) for every i in [0, n), from up to `threads` threads, and returns when all are
+  // done; an exception from fn is rethrown here once every index has finished. Each index must
+  // write only its own part of the outputs (no sums shared between indices): then the result is
+  // the same bit for bit whatever the thread count. For the loops over heads, batches, rows.
+  void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) const;
+
   // Filled by hkcheck.
   std::map<std::string, double> numbers;
   double (*round_dtype)(const std::string& dtype, double v) = nullptr;  // hkcheck's rounding, for round_to
   std::map<std::string, std::string> strings;
   std::map<std::string, Tensor> tensors;
+  int threads = 1;  // for parallel_for: the worker's share of the cores (at least 1)
 };
 
 using Function = std::function<void(Context&)>;
@@ -73,7 +80,7 @@ struct Registrar {
 // What a reference library exports to hkcheck (reference_context.cpp defines them). The version
 // changes whenever Context or Function changes shape, so a library built for another hkcheck is
 // refused instead of misread.
-#define HK_REFERENCE_ABI 1
+#define HK_REFERENCE_ABI 2
 extern "C" int hk_reference_abi();
 extern "C" const hk::ref::Function* hk_reference_find(const char* name);
 
