@@ -12,6 +12,7 @@
 #define HK_REFERENCE_H
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -64,6 +65,20 @@ class Context {
   std::map<std::string, Tensor> tensors;
   int threads = 1;  // for parallel_for: the worker's share of the cores (at least 1)
 };
+
+// a * b, evaluated in blocks of 64 rows of a on ctx's threads. The blocks are the same for any
+// thread count, so the product is the same bit for bit.
+template <typename A, typename B>
+RowMatrix product(const Context& ctx, const A& a, const B& b) {
+  const RowMatrix lhs = a;  // an expression (a view, a transpose) is evaluated once
+  RowMatrix out(lhs.rows(), b.cols());
+  constexpr Eigen::Index kRows = 64;
+  ctx.parallel_for((lhs.rows() + kRows - 1) / kRows, [&](int64_t i) {
+    const Eigen::Index r0 = static_cast<Eigen::Index>(i) * kRows, n = std::min(kRows, lhs.rows() - r0);
+    out.middleRows(r0, n).noalias() = lhs.middleRows(r0, n) * b;
+  });
+  return out;
+}
 
 using Function = std::function<void(Context&)>;
 
