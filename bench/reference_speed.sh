@@ -24,7 +24,7 @@ done
 if [[ ${#cases[@]} -eq 0 && $quick -eq 1 ]]; then
   cases=(gdr_chunk_fwd_o/f32_var2_C32_H1_128x128 gdr_chunk_delta_h_fwd/f32_var2_C32_H1_128x128
          gdr_chunk_pipeline/bf16_var3_C16_H2_128x128 pa_prefill/equal_len chunked_pa_prefill/gqa/D=128
-         sage_attention/gqa/D=128,causal=1 flash_attn_bwd/gqa)
+         sage_attention/gqa/D=128,causal=1 flash_attn_bwd/mqa)
 elif [[ ${#cases[@]} -eq 0 ]]; then
   # The references that took longest on the GPU machines (issue 29), largest case each.
   cases=(gdr_chunk_fwd_o/f32_var4_H32_128x128_C64 chunked_pa_prefill/large_b4 sage_attention/large_causal
@@ -32,4 +32,4 @@ elif [[ ${#cases[@]} -eq 0 ]]; then
          gdr_chunk_delta_h_fwd/f32_var4_H32_128x128_C64 mha_onekernel_bwd/large_causal)
 fi
 echo "reference_speed: $(nproc) cores, threads 1 and $threads, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-exec "$build/tests/reference_bench" --manifests manifests --threads "1,$threads" "${baseline[@]}" "${cases[@]}"
+exec "$build/tests/reference_bench" --manifests manifests --threads "1,$threads" "${baseline[@]}" -- "${cases[@]}"
