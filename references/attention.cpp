@@ -24,7 +24,8 @@ void dense(Context& ctx, bool causal) {
   double* q = ctx.tensor("q").data.data();
   double* out = ctx.tensor("out").data.data();
   double* lse = ctx.has("with_lse") && flag(ctx, "with_lse") ? ctx.tensor("lse").data.data() : nullptr;
-  parallel_for(B * Hq, [&](int bh) {
+  ctx.parallel_for(B * Hq, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / Hq, h = bh % Hq;
     RowSet rs;
     for (int i = 0; i < Sq; ++i) {
@@ -48,7 +49,8 @@ void varlen(Context& ctx) {
   double* q = ctx.tensor("q").data.data();
   double* out = ctx.tensor("out").data.data();
   double* lse = flag(ctx, "with_lse") ? ctx.tensor("lse").data.data() : nullptr;
-  parallel_for(B * Hq, [&](int bh) {
+  ctx.parallel_for(B * Hq, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / Hq, h = bh % Hq;
     const int q0 = (int)cq[b], sq = (int)cq[b + 1] - q0, k0 = (int)ck[b], sk = (int)ck[b + 1] - k0;
     RowSet rs;
@@ -71,7 +73,8 @@ void extend(Context& ctx) {
   const int B = static_cast<int>(cq.size()) - 1;
   auto& q = ctx.tensor("q");
   auto& out = ctx.tensor("out");
-  parallel_for(B * Hq, [&](int bh) {
+  ctx.parallel_for(B * Hq, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / Hq, h = bh % Hq;
     const int q0 = (int)cq[b], n = (int)cq[b + 1] - q0, P = (int)pl[b];
     const Row kc = contig(ctx.tensor("k_cache"), (long long)b * max_prefix, Hkv, h / G, D);
@@ -98,7 +101,8 @@ void unified(Context& ctx) {
   const int B = static_cast<int>(cq.size()) - 1;
   auto& q = ctx.tensor("q");
   auto& out = ctx.tensor("out");
-  parallel_for(B * Hq, [&](int bh) {
+  ctx.parallel_for(B * Hq, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / Hq, h = bh % Hq;
     const int q0 = (int)cq[b], n = (int)cq[b + 1] - q0, sk = (int)sl[b];
     RowSet rs;
@@ -119,7 +123,8 @@ void hstu(Context& ctx) {
   const double n = max_len > 0 ? max_len : Sk;
   auto& q = ctx.tensor("q");
   auto& out = ctx.tensor("out");
-  parallel_for(B * H, [&](int bh) {
+  ctx.parallel_for(B * H, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / H, h = bh % H;
     RowSet rs;
     for (int i = 0; i < Sq; ++i) {

@@ -32,8 +32,11 @@ void attention_bwd(Context& ctx) {
   std::fill(dv.begin(), dv.end(), 0.0);
   auto qo = [&](int b, int i, int h) { return (((long long)b * Sq + i) * Hq + h) * D; };
   auto ko = [&](int b, int j, int h) { return (((long long)b * Sk + j) * Hkv + h) * D; };
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < Hq; ++h)
+  // One task per (batch, kv head): it alone writes that head's dk, dv and its query heads' dq,
+  // adding in the same order as one thread would.
+  ctx.parallel_for((int64_t)B * Hkv, [&](int64_t task) {
+    const int b = static_cast<int>(task / Hkv);
+    for (int h = static_cast<int>(task % Hkv) * G; h < static_cast<int>(task % Hkv + 1) * G; ++h)
       for (int i = 0; i < Sq; ++i) {
         const long long qi = qo(b, i, h);
         double delta = 0.0;
@@ -52,6 +55,7 @@ void attention_bwd(Context& ctx) {
           }
         }
       }
+  });
 }
 
 }  // namespace

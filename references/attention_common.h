@@ -4,10 +4,8 @@
 
 #include <cmath>
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "reference.h"
@@ -61,17 +59,6 @@ inline void attend(const double* q, int D, int j0, int j1, const Row& k, const R
 inline Row contig(const hk::ref::Tensor& t, long long tok0, int H, int h, int D) {
   const double* base = t.data.data();
   return [=](int j) { return base + ((tok0 + j) * H + h) * static_cast<long long>(D); };
-}
-
-// Runs fn(0..n-1) on all cores: the GPU-sized cases have ~100 GFLOP of double-precision work.
-inline void parallel_for(int n, const std::function<void(int)>& fn) {
-  const int nt = std::max(1, std::min(n, (int)std::thread::hardware_concurrency()));
-  std::atomic<int> next{0};
-  auto work = [&] { for (int i; (i = next++) < n;) fn(i); };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < nt; ++t) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
 }
 
 // Many query rows of one (batch, head) against the same keys, with Eigen products:

@@ -100,7 +100,8 @@ void pod(Context& ctx) {
   const double scale = scale_of(ctx, D);
   const double* qp = ctx.tensor("q_p").data.data();
   double* op = ctx.tensor("out_p").data.data();
-  parallel_for(Bp * Hq, [&](int bh) {
+  ctx.parallel_for(Bp * Hq, [&](int64_t index) {
+    const int bh = static_cast<int>(index);
     const int b = bh / Hq, h = bh % Hq;
     RowSet rs;
     for (int i = 0; i < Sp; ++i) {

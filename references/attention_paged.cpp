@@ -1,11 +1,14 @@
 // CPU references for kernels/attention_paged/: pa_decode, pa_prefill, chunked_pa_prefill,
-// pa_mqa_logits, fp8_mqa_logits. Double precision, one query row at a time; layouts as in the
-// kernels' header comments (paged cache [num_blocks, page_size, Hkv, D], block_tables [B, max_blocks]).
+// pa_mqa_logits, fp8_mqa_logits. Double precision; the prefills take blocks of query rows at a
+// time with Eigen products (attention_common.h); layouts as in the kernels' header comments (paged
+// cache [num_blocks, page_size, Hkv, D], block_tables [B, max_blocks]).
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <vector>
 
+#include "attention_common.h"
 #include "reference.h"
 
 namespace {
@@ -55,6 +58,23 @@ Row paged(Context& ctx, const char* cache, int b, int h) {
   };
 }
 
+// Query rows per block of the prefills: P (rows x keys) stays a few MB per thread.
+constexpr int kRowBlock = 128;
+
+// Calls run(b, h, i0, i1) for every batch b, query head h and block [i0, i1) of its rows(b)
+// query rows, from ctx's threads; each call writes only the output rows of its block.
+void row_blocks(Context& ctx, int B, int Hq, const std::function<int(int)>& rows,
+                const std::function<void(int, int, int, int)>& run) {
+  std::vector<std::tuple<int, int, int>> tasks;  // b, h, first row
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < Hq; ++h)
+      for (int i0 = 0; i0 < rows(b); i0 += kRowBlock) tasks.emplace_back(b, h, i0);
+  ctx.parallel_for(static_cast<int64_t>(tasks.size()), [&](int64_t t) {
+    const auto [b, h, i0] = tasks[static_cast<size_t>(t)];
+    run(b, h, i0, std::min(rows(b), i0 + kRowBlock));
+  });
+}
+
 // Packed queries q [total_q, Hq, D]; keys of sequence b via key(b, kv head) with sk(b) keys; the
 // queries are the last sq keys' positions (bottom-right causal).
 void packed_causal(Context& ctx, const std::function<Row(int, int, bool)>& key,
@@ -65,18 +85,16 @@ void packed_causal(Context& ctx, const std::function<Row(int, int, bool)>& key,
   const int B = static_cast<int>(cq.size()) - 1;
   const double* q = ctx.tensor("q").data.data();
   double* out = ctx.tensor("out").data.data();
-  for (int b = 0; b < B; ++b) {
-    const int q0 = static_cast<int>(cq[b]), sq = static_cast<int>(cq[b + 1]) - q0;
-    const int sk = sk_of(b, sq);
-    for (int h = 0; h < Hq; ++h) {
-      const Row k = key(b, h / G, false), v = key(b, h / G, true);
-      for (int i = 0; i < sq; ++i) {
-        const long long off = ((long long)(q0 + i) * Hq + h) * D;
-        const int hi = std::max(0, std::min(sk, i + sk - sq + 1));
-        attend(q + off, D, hi, k, v, scale, out + off);
-      }
+  const auto sq_of = [&](int b) { return static_cast<int>(cq[b + 1]) - static_cast<int>(cq[b]); };
+  row_blocks(ctx, B, Hq, sq_of, [&](int b, int h, int i0, int i1) {
+    const int q0 = static_cast<int>(cq[b]), sq = sq_of(b), sk = sk_of(b, sq);
+    attn_ref::RowSet rs;
+    for (int i = i0; i < i1; ++i) {
+      const long long off = ((long long)(q0 + i) * Hq + h) * D;
+      rs.add(q + off, out + off, nullptr, std::max(0, std::min(sk, i + sk - sq + 1)));
     }
-  }
+    attn_ref::attend_rows(rs, D, key(b, h / G, false), key(b, h / G, true), scale);
+  });
 }
 
 // logits [B, H, max_blocks * page]: scale * kscale(j) * q·k_j for j < seq_len, -inf beyond.
@@ -91,9 +109,9 @@ void mqa_logits(Context& ctx, bool with_kscale) {
   const double* ks = with_kscale ? ctx.tensor("k_scales").data.data() : nullptr;
   double* out = ctx.tensor("logits").data.data();
   const long long W = (long long)MB * page;
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (long long j = 0; j < W; ++j) {
+  ctx.parallel_for((int64_t)B * H, [&](int64_t i) {
+    const int b = static_cast<int>(i / H), h = static_cast<int>(i % H);
+    for (long long j = 0; j < W; ++j) {
         double& o = out[((long long)b * H + h) * W + j];
         if (j >= static_cast<long long>(lens[b])) { o = ninf(); continue; }
         const long long slot = static_cast<long long>(table[(long long)b * MB + j / page]) * page + j % page;
@@ -101,7 +119,8 @@ void mqa_logits(Context& ctx, bool with_kscale) {
         double dot = 0.0;
         for (int d = 0; d < D; ++d) dot += qr[d] * k[slot * D + d];
         o = scale * (ks ? ks[slot] : 1.0) * dot;
-      }
+    }
+  });
 }
 
 }  // namespace
@@ -112,12 +131,10 @@ HK_REFERENCE(pa_ref_decode) {
   const double* lens = ctx.tensor("seq_lens").data.data();
   const double* q = ctx.tensor("q").data.data();
   double* out = ctx.tensor("out").data.data();
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < Hq; ++h) {
-      const long long off = ((long long)b * Hq + h) * D;
-      attend(q + off, D, static_cast<int>(lens[b]), paged(ctx, "k_cache", b, h / G),
-             paged(ctx, "v_cache", b, h / G), scale, out + off);
-    }
+  ctx.parallel_for((int64_t)B * Hq, [&](int64_t i) {
+    const int b = static_cast<int>(i / Hq), h = static_cast<int>(i % Hq);
+    attend(q + i * D, D, static_cast<int>(lens[b]), paged(ctx, "k_cache", b, h / G), paged(ctx, "v_cache", b, h / G), scale, out + i * D);
+  });
 }
 
 HK_REFERENCE(pa_ref_prefill) {
@@ -160,25 +177,28 @@ HK_REFERENCE(pa_ref_sage_attention) {
   const auto& ks = ctx.tensor("k_scale").data;
   const double* v = ctx.tensor("v").data.data();
   double* out = ctx.tensor("out").data.data();
-  std::vector<double> k(ki.size()), q(static_cast<size_t>(D));
-  for (int b = 0; b < B; ++b)
-    for (int j = 0; j < Sk; ++j)
-      for (int h = 0; h < Hkv; ++h)
-        for (int d = 0; d < D; ++d) {
-          const long long o = (((long long)b * Sk + j) * Hkv + h) * D + d;
-          k[o] = ki[o] * ks[((long long)b * Hkv + h) * nkb + j / kb];
-        }
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < Hq; ++h) {
-      const long long kv0 = (long long)b * Sk * Hkv * D + (long long)(h / G) * D;
-      const Row kr = [&, kv0](int j) { return k.data() + kv0 + (long long)j * Hkv * D; };
-      const Row vr = [=](int j) { return v + kv0 + (long long)j * Hkv * D; };
-      for (int i = 0; i < Sq; ++i) {
-        const long long o = (((long long)b * Sq + i) * Hq + h) * D;
-        const double s = qs[((long long)b * Hq + h) * nqb + i / qb];
-        for (int d = 0; d < D; ++d) q[d] = qi[o + d] * s;
-        const int hi = causal ? std::max(0, std::min(Sk, i + Sk - Sq + 1)) : Sk;
-        attend(q.data(), D, hi, kr, vr, scale, out + o);
+  std::vector<double> k(ki.size());
+  ctx.parallel_for((int64_t)B * Sk, [&](int64_t bj) {
+    const int b = static_cast<int>(bj / Sk), j = static_cast<int>(bj % Sk);
+    for (int h = 0; h < Hkv; ++h)
+      for (int d = 0; d < D; ++d) {
+        const long long o = ((long long)bj * Hkv + h) * D + d;
+        k[o] = ki[o] * ks[((long long)b * Hkv + h) * nkb + j / kb];
       }
+  });
+  row_blocks(ctx, B, Hq, [&](int) { return Sq; }, [&](int b, int h, int i0, int i1) {
+    const long long kv0 = (long long)b * Sk * Hkv * D + (long long)(h / G) * D;
+    const Row kr = [&, kv0](int j) { return k.data() + kv0 + (long long)j * Hkv * D; };
+    const Row vr = [=](int j) { return v + kv0 + (long long)j * Hkv * D; };
+    std::vector<double> q(static_cast<size_t>(i1 - i0) * D);
+    attn_ref::RowSet rs;
+    for (int i = i0; i < i1; ++i) {
+      const long long o = (((long long)b * Sq + i) * Hq + h) * D;
+      const double s = qs[((long long)b * Hq + h) * nqb + i / qb];
+      double* qr = q.data() + (long long)(i - i0) * D;
+      for (int d = 0; d < D; ++d) qr[d] = qi[o + d] * s;
+      rs.add(qr, out + o, nullptr, causal ? std::max(0, std::min(Sk, i + Sk - Sq + 1)) : Sk);
     }
+    attn_ref::attend_rows(rs, D, kr, vr, scale);
+  });
 }

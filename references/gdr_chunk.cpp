@@ -72,8 +72,11 @@ template <typename F>
 void per_chunk_A(Context& ctx, const std::vector<double>& gc, const std::string& out_name, F f) {
   const int64_t H = ctx.integer("H"), C = ctx.integer("C");
   auto& out = data(ctx, out_name);
-  for (const Chunk& ch : gdr::chunks(gdr::cu_seqlens(ctx), C))
-    for (int64_t h = 0; h < H; ++h) store_block(out, f(kkt(ctx, ch, h, gc), ch.len), ch, h, H, C);
+  const auto all = gdr::chunks(gdr::cu_seqlens(ctx), C);
+  ctx.parallel_for(static_cast<int64_t>(all.size()) * H, [&](int64_t i) {
+    const Chunk& ch = all[static_cast<size_t>(i / H)];
+    store_block(out, f(kkt(ctx, ch, i % H, gc), ch.len), ch, i % H, H, C);
+  });
 }
 
 Block identity(const Block& A, int64_t) { return A; }
@@ -93,8 +96,11 @@ HK_REFERENCE(gdr_solve_tril) {
   const int64_t H = ctx.integer("H"), C = ctx.integer("C");
   const auto& A = data(ctx, "A");
   auto& Ai = data(ctx, "Ai");
-  for (const Chunk& ch : gdr::chunks(gdr::cu_seqlens(ctx), C))
-    for (int64_t h = 0; h < H; ++h) store_block(Ai, tril_inverse(load_block(A, ch, h, H, C), ch.len), ch, h, H, C);
+  const auto all = gdr::chunks(gdr::cu_seqlens(ctx), C);
+  ctx.parallel_for(static_cast<int64_t>(all.size()) * H, [&](int64_t i) {
+    const Chunk& ch = all[static_cast<size_t>(i / H)];
+    store_block(Ai, tril_inverse(load_block(A, ch, i % H, H, C), ch.len), ch, i % H, H, C);
+  });
 }
 
 HK_REFERENCE(gdr_recompute_w_u) {
@@ -102,21 +108,26 @@ HK_REFERENCE(gdr_recompute_w_u) {
   const auto &k = data(ctx, "k"), &v = data(ctx, "v"), &beta = data(ctx, "beta"), &gc = data(ctx, "gc");
   const auto& Ai = data(ctx, "Ai");
   auto &w = data(ctx, "w"), &u = data(ctx, "u");
-  for (const Chunk& ch : gdr::chunks(gdr::cu_seqlens(ctx), C))
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t r = 0; r < ch.len; ++r) {
-        const int64_t tr = (ch.bos + r) * H + h;
-        for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] = 0;
-        for (int64_t d = 0; d < Dv; ++d) u[tr * Dv + d] = 0;
-        for (int64_t s = 0; s <= r; ++s) {
-          const int64_t ts = (ch.bos + s) * H + h;
-          const double a = Ai[tr * C + s] * beta[ts];
-          for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] += a * std::exp(gc[ts]) * k[ts * Dk + d];
-          for (int64_t d = 0; d < Dv; ++d) u[tr * Dv + d] += a * v[ts * Dv + d];
-        }
+  const auto all = gdr::chunks(gdr::cu_seqlens(ctx), C);
+  ctx.parallel_for(static_cast<int64_t>(all.size()) * H, [&](int64_t i) {
+    const Chunk& ch = all[static_cast<size_t>(i / H)];
+    const int64_t h = i % H;
+    for (int64_t r = 0; r < ch.len; ++r) {
+      const int64_t tr = (ch.bos + r) * H + h;
+      for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] = 0;
+      for (int64_t d = 0; d < Dv; ++d) u[tr * Dv + d] = 0;
+      for (int64_t s = 0; s <= r; ++s) {
+        const int64_t ts = (ch.bos + s) * H + h;
+        const double a = Ai[tr * C + s] * beta[ts];
+        for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] += a * std::exp(gc[ts]) * k[ts * Dk + d];
+        for (int64_t d = 0; d < Dv; ++d) u[tr * Dv + d] += a * v[ts * Dv + d];
       }
+    }
+  });
 }
 
+// Per sequence and head, chunk after chunk, with Eigen products: the state S entering each chunk
+// is stored; v_new = U - W S; S = exp(g_last) S + K^T (exp(g_last - gc) * v_new).
 HK_REFERENCE(gdr_chunk_delta_h_fwd) {
   const int64_t H = ctx.integer("H"), C = ctx.integer("C"), Dk = ctx.integer("Dk"), Dv = ctx.integer("Dv");
   const auto &k = data(ctx, "k"), &w = data(ctx, "w"), &u = data(ctx, "u"), &gc = data(ctx, "gc");
@@ -124,35 +135,27 @@ HK_REFERENCE(gdr_chunk_delta_h_fwd) {
   auto &hs = data(ctx, "h"), &v_new = data(ctx, "v_new"), &ht = data(ctx, "ht");
   const auto cu = gdr::cu_seqlens(ctx);
   const auto all = gdr::chunks(cu, C);
-  for (size_t n = 0; n + 1 < cu.size(); ++n)
-    for (int64_t h = 0; h < H; ++h) {
-      const int64_t st = (static_cast<int64_t>(n) * H + h) * Dk * Dv;
-      std::vector<double> S(h0.begin() + st, h0.begin() + st + Dk * Dv);
-      for (size_t c = 0; c < all.size(); ++c) {
-        const Chunk& ch = all[c];
-        if (ch.seq != static_cast<int64_t>(n)) continue;
-        std::copy(S.begin(), S.end(), hs.begin() + (static_cast<int64_t>(c) * H + h) * Dk * Dv);
-        for (int64_t r = 0; r < ch.len; ++r) {
-          const int64_t t = (ch.bos + r) * H + h;
-          for (int64_t j = 0; j < Dv; ++j) {
-            double wh = 0;
-            for (int64_t i = 0; i < Dk; ++i) wh += w[t * Dk + i] * S[i * Dv + j];
-            v_new[t * Dv + j] = u[t * Dv + j] - wh;
-          }
-        }
-        const double g_last = gc[(ch.bos + ch.len - 1) * H + h];
-        for (double& s : S) s *= std::exp(g_last);
-        for (int64_t r = 0; r < ch.len; ++r) {
-          const int64_t t = (ch.bos + r) * H + h;
-          const double d = std::exp(g_last - gc[t]);
-          for (int64_t i = 0; i < Dk; ++i)
-            for (int64_t j = 0; j < Dv; ++j) S[i * Dv + j] += k[t * Dk + i] * d * v_new[t * Dv + j];
-        }
-      }
-      std::copy(S.begin(), S.end(), ht.begin() + st);
+  ctx.parallel_for(static_cast<int64_t>(cu.size() - 1) * H, [&](int64_t i) {
+    const int64_t n = i / H, h = i % H;
+    hk::ref::RowMatrix S = gdr::rows(h0, i * Dk, Dk, Dv, 1);
+    for (size_t c = 0; c < all.size(); ++c) {
+      const Chunk& ch = all[c];
+      if (ch.seq != n) continue;
+      const int64_t L = ch.len, t0 = ch.bos * H + h;
+      gdr::rows(hs, (static_cast<int64_t>(c) * H + h) * Dk, Dk, Dv, 1) = S;
+      gdr::Rows vn = gdr::rows(v_new, t0, L, Dv, H);
+      vn = gdr::rows(u, t0, L, Dv, H) - gdr::rows(w, t0, L, Dk, H) * S;
+      const double g_last = gc[t0 + (L - 1) * H];
+      hk::ref::RowMatrix decayed = vn;
+      for (int64_t r = 0; r < L; ++r) decayed.row(r) *= std::exp(g_last - gc[t0 + r * H]);
+      S *= std::exp(g_last);
+      S.noalias() += gdr::rows(k, t0, L, Dk, H).transpose() * decayed;
     }
+    gdr::rows(ht, i * Dk, Dk, Dv, 1) = S;
+  });
 }
 
+// Per chunk and head, with Eigen products: o = scale (exp(gc) * (Q S) + (tril(Q K^T) * decay) V_new).
 HK_REFERENCE(gdr_chunk_fwd_o) {
   const int64_t H = ctx.integer("H"), C = ctx.integer("C"), Dk = ctx.integer("Dk"), Dv = ctx.integer("Dv");
   const auto &q = data(ctx, "q"), &k = data(ctx, "k"), &v_new = data(ctx, "v_new"), &gc = data(ctx, "gc");
@@ -160,24 +163,20 @@ HK_REFERENCE(gdr_chunk_fwd_o) {
   auto& o = data(ctx, "o");
   const double scale = gdr::scale_of(ctx);
   const auto all = gdr::chunks(gdr::cu_seqlens(ctx), C);
-  for (size_t c = 0; c < all.size(); ++c)
-    for (int64_t h = 0; h < H; ++h) {
-      const Chunk& ch = all[c];
-      const double* S = &hs[(static_cast<int64_t>(c) * H + h) * Dk * Dv];
-      for (int64_t r = 0; r < ch.len; ++r) {
-        const int64_t tr = (ch.bos + r) * H + h;
-        for (int64_t j = 0; j < Dv; ++j) {
-          double qh = 0;
-          for (int64_t i = 0; i < Dk; ++i) qh += q[tr * Dk + i] * S[i * Dv + j];
-          double acc = qh * std::exp(gc[tr]);
-          for (int64_t s = 0; s <= r; ++s) {
-            const int64_t ts = (ch.bos + s) * H + h;
-            acc += gdr::dot(&q[tr * Dk], &k[ts * Dk], Dk) * std::exp(gc[tr] - gc[ts]) * v_new[ts * Dv + j];
-          }
-          o[tr * Dv + j] = scale * acc;
-        }
-      }
-    }
+  ctx.parallel_for(static_cast<int64_t>(all.size()) * H, [&](int64_t i) {
+    const int64_t c = i / H, h = i % H;
+    const Chunk& ch = all[static_cast<size_t>(c)];
+    const int64_t L = ch.len, t0 = ch.bos * H + h;
+    const gdr::ConstRows Q = gdr::rows(q, t0, L, Dk, H), K = gdr::rows(k, t0, L, Dk, H), V = gdr::rows(v_new, t0, L, Dv, H);
+    const gdr::ConstRows S = gdr::rows(hs, (c * H + h) * Dk, Dk, Dv, 1);
+    hk::ref::RowMatrix P = Q * K.transpose();
+    for (int64_t r = 0; r < L; ++r)
+      for (int64_t s = 0; s < L; ++s) P(r, s) = s <= r ? P(r, s) * std::exp(gc[(t0 + r * H)] - gc[(t0 + s * H)]) : 0.0;
+    hk::ref::RowMatrix O = Q * S;
+    for (int64_t r = 0; r < L; ++r) O.row(r) *= std::exp(gc[t0 + r * H]);
+    O.noalias() += P * V;
+    gdr::rows(o, t0, L, Dv, H) = scale * O;
+  });
 }
 
 // The whole chunked forward equals the token-by-token recurrence; v_new is its u_t.

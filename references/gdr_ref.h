@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,17 @@ namespace gdr {
 using hk::ref::Context;
 
 inline std::vector<double>& data(Context& ctx, const std::string& name) { return ctx.tensor(name).data; }
+
+// `count` rows of `width` values of a flat tensor, starting at row `first`, `step` rows apart:
+// the tokens of one head in a [T, H, D] tensor are rows t*H + h, step H.
+using Rows = Eigen::Map<hk::ref::RowMatrix, 0, Eigen::OuterStride<>>;
+using ConstRows = Eigen::Map<const hk::ref::RowMatrix, 0, Eigen::OuterStride<>>;
+inline Rows rows(std::vector<double>& t, int64_t first, int64_t count, int64_t width, int64_t step) {
+  return Rows(t.data() + first * width, count, width, Eigen::OuterStride<>(step * width));
+}
+inline ConstRows rows(const std::vector<double>& t, int64_t first, int64_t count, int64_t width, int64_t step) {
+  return ConstRows(t.data() + first * width, count, width, Eigen::OuterStride<>(step * width));
+}
 
 // A scalar the kernel receives as f32 (scale, eps), rounded as the kernel sees it.
 inline double f32_param(Context& ctx, const std::string& name) { return static_cast<double>(static_cast<float>(ctx.num(name))); }
@@ -74,35 +86,37 @@ inline void recurrence(Context& ctx, const Gate& gate_of, bool l2norm, double* u
   auto& ht = data(ctx, "ht");
   const int64_t H = ctx.tensor("q").dim(-2), Dk = ctx.tensor("q").dim(-1), Dv = ctx.tensor("v").dim(-1);
   const double scale = scale_of(ctx);
-  for (size_t n = 0; n + 1 < cu.size(); ++n)
-    for (int64_t h = 0; h < H; ++h) {
-      const int64_t st = (static_cast<int64_t>(n) * H + h) * Dk * Dv;
-      std::vector<double> S(h0.begin() + st, h0.begin() + st + Dk * Dv), u(Dv);
-      for (int64_t t = cu[n]; t < cu[n + 1]; ++t) {
-        const int64_t th = t * H + h;
-        std::vector<double> qt(&q[th * Dk], &q[th * Dk] + Dk), kt(&k[th * Dk], &k[th * Dk] + Dk);
-        if (l2norm) { qt = l2n(qt.data(), Dk); kt = l2n(kt.data(), Dk); }
-        double g, beta;
-        gate_of(th, h, g, beta);
-        const double a = std::exp(g);
+  // Each (sequence, head) is independent and writes its own rows of o, u and its own ht.
+  ctx.parallel_for(static_cast<int64_t>(cu.size() - 1) * H, [&](int64_t index) {
+    const int64_t n = index / H, h = index % H;
+    const int64_t st = index * Dk * Dv;
+    std::vector<double> S(h0.begin() + st, h0.begin() + st + Dk * Dv), u(Dv), kv(Dv), acc(Dv);
+    for (int64_t t = cu[n]; t < cu[n + 1]; ++t) {
+      const int64_t th = t * H + h;
+      std::vector<double> qt(&q[th * Dk], &q[th * Dk] + Dk), kt(&k[th * Dk], &k[th * Dk] + Dk);
+      if (l2norm) { qt = l2n(qt.data(), Dk); kt = l2n(kt.data(), Dk); }
+      double g, beta;
+      gate_of(th, h, g, beta);
+      const double a = std::exp(g);
+      // Rows of S in the outer loop (contiguous, vectorized); each sum still adds i = 0, 1, ...
+      std::fill(kv.begin(), kv.end(), 0.0);
+      for (int64_t i = 0; i < Dk; ++i)
+        for (int64_t j = 0; j < Dv; ++j) kv[j] += S[i * Dv + j] * kt[i];
+      for (int64_t j = 0; j < Dv; ++j) u[j] = beta * (v[th * Dv + j] - a * kv[j]);
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t i = 0; i < Dk; ++i)
         for (int64_t j = 0; j < Dv; ++j) {
-          double kv = 0;
-          for (int64_t i = 0; i < Dk; ++i) kv += S[i * Dv + j] * kt[i];
-          u[j] = beta * (v[th * Dv + j] - a * kv);
+          double& s = S[i * Dv + j];
+          s = a * s + kt[i] * u[j];
+          acc[j] += s * qt[i];
         }
-        for (int64_t j = 0; j < Dv; ++j) {
-          double acc = 0;
-          for (int64_t i = 0; i < Dk; ++i) {
-            double& s = S[i * Dv + j];
-            s = a * s + kt[i] * u[j];
-            acc += s * qt[i];
-          }
-          o[th * Dv + j] = scale * acc;
-          if (u_out) u_out[th * Dv + j] = u[j];
-        }
+      for (int64_t j = 0; j < Dv; ++j) {
+        o[th * Dv + j] = scale * acc[j];
+        if (u_out) u_out[th * Dv + j] = u[j];
       }
-      std::copy(S.begin(), S.end(), ht.begin() + st);
     }
+    std::copy(S.begin(), S.end(), ht.begin() + st);
+  });
 }
 
 }  // namespace gdr

@@ -37,27 +37,27 @@ double silu(double x) { return x / (1.0 + std::exp(-x)); }
 
 HK_REFERENCE(gemm_a16w16) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K");
-  store(ctx, "C", mat(ctx, "A", M, K) * mat(ctx, "B", N, K).transpose());
+  store(ctx, "C", hk::ref::product(ctx, mat(ctx, "A", M, K), mat(ctx, "B", N, K).transpose()));
 }
 
 // C (f32, inout) += A * B^T.
 HK_REFERENCE(gemm_a16w16_atomic) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K");
-  store(ctx, "C", mat(ctx, "C", M, N) + mat(ctx, "A", M, K) * mat(ctx, "B", N, K).transpose());
+  store(ctx, "C", mat(ctx, "C", M, N) + hk::ref::product(ctx, mat(ctx, "A", M, K), mat(ctx, "B", N, K).transpose()));
 }
 
 // B is [2N, K]: rows [0, N) the gate, rows [N, 2N) the up projection.
 HK_REFERENCE(gemm_a16w16_gated) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K");
   const RowMatrix A = mat(ctx, "A", M, K), B = mat(ctx, "B", 2 * N, K);
-  const RowMatrix g = A * B.topRows(N).transpose(), u = A * B.bottomRows(N).transpose();
+  const RowMatrix g = hk::ref::product(ctx, A, B.topRows(N).transpose()), u = hk::ref::product(ctx, A, B.bottomRows(N).transpose());
   store(ctx, "C", g.unaryExpr([](double x) { return silu(x); }).cwiseProduct(u));
 }
 
 // C = a_scale[m] * b_scale[n] * (A * B^T), A and B int8 or fp8 e4m3 (also gemm_a8w8_per_token_scale).
 HK_REFERENCE(gemm_a8w8) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K");
-  const RowMatrix P = mat(ctx, "A", M, K) * mat(ctx, "B", N, K).transpose();
+  const RowMatrix P = hk::ref::product(ctx, mat(ctx, "A", M, K), mat(ctx, "B", N, K).transpose());
   const RowMatrix sa = mat(ctx, "a_scale", M, 1), sb = mat(ctx, "b_scale", 1, N);
   store(ctx, "C", sa.asDiagonal() * P * sb.row(0).asDiagonal());
 }
@@ -68,7 +68,7 @@ HK_REFERENCE(gemm_a8w8_blockscale) {
   RowMatrix A = mat(ctx, "A", M, K), B = mat(ctx, "B", N, K);
   scale_blocks(A, mat(ctx, "a_scale", M, KB), 1);
   scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128);
-  store(ctx, "C", A * B.transpose());
+  store(ctx, "C", hk::ref::product(ctx, A, B.transpose()));
 }
 
 // A bf16 unscaled; B fp8 with b_scale [ceil(N / 128), ceil(K / 128)].
@@ -76,5 +76,5 @@ HK_REFERENCE(gemm_a16w8_blockscale) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K"), KB = (K + 127) / 128;
   RowMatrix B = mat(ctx, "B", N, K);
   scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128);
-  store(ctx, "C", mat(ctx, "A", M, K) * B.transpose());
+  store(ctx, "C", hk::ref::product(ctx, mat(ctx, "A", M, K), B.transpose()));
 }

@@ -32,8 +32,8 @@ RowMatrix mx_fp4(Context& ctx, const std::string& q, const std::string& s, Index
 
 // deq(a) deq(b)^T for tensors a, b and scales named a_scale/b_scale (fp8) or a_scales/b_scales (fp4).
 RowMatrix quant_product(Context& ctx, bool fp4, const std::string& a, const std::string& b, Index M, Index N, Index K) {
-  if (fp4) return mx_fp4(ctx, a, "a_scales", M, K) * mx_fp4(ctx, b, "b_scales", N, K).transpose();
-  return fp8_block(ctx, a, "a_scale", M, K, 1) * fp8_block(ctx, b, "b_scale", N, K, 128).transpose();
+  if (fp4) return hk::ref::product(ctx, mx_fp4(ctx, a, "a_scales", M, K), mx_fp4(ctx, b, "b_scales", N, K).transpose());
+  return hk::ref::product(ctx, fp8_block(ctx, a, "a_scale", M, K, 1), fp8_block(ctx, b, "b_scale", N, K, 128).transpose());
 }
 
 void store(Context& ctx, const std::string& name, const RowMatrix& v) {
@@ -46,7 +46,7 @@ void pair(Context& ctx, bool fp4) {
   const Index M = ctx.integer("M"), Nq = ctx.integer("Nq"), Kq = ctx.integer("Kq");
   const Index N16 = ctx.integer("N16"), K16 = ctx.integer("K16");
   store(ctx, "c_q", quant_product(ctx, fp4, "a_q", "b_q", M, Nq, Kq));
-  store(ctx, "c_bf16", RowMatrix(ctx.matrix("a_bf16", M, K16)) * RowMatrix(ctx.matrix("b_bf16", N16, K16)).transpose());
+  store(ctx, "c_bf16", hk::ref::product(ctx, ctx.matrix("a_bf16", M, K16), RowMatrix(ctx.matrix("b_bf16", N16, K16)).transpose()));
 }
 
 // c = c_a * P + c_b; c_a / c_b are [M, N] or one broadcast row [N] (params ca_bcast / cb_bcast).

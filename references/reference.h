@@ -12,6 +12,7 @@
 #define HK_REFERENCE_H
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -51,12 +52,33 @@ class Context {
   // Rounds v to the named tensor's dtype (for references that model an intermediate store).
   double round_to(const std::string& tensor_name, double v) const;
 
+  // Calls fn(i) for every i in [0, n), from up to `threads` threads, and returns when all are
+  // done; an exception from fn is rethrown here once every index has finished. Each index must
+  // write only its own part of the outputs (no sums shared between indices): then the result is
+  // the same bit for bit whatever the thread count. For the loops over heads, batches, rows.
+  void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) const;
+
   // Filled by hkcheck.
   std::map<std::string, double> numbers;
   double (*round_dtype)(const std::string& dtype, double v) = nullptr;  // hkcheck's rounding, for round_to
   std::map<std::string, std::string> strings;
   std::map<std::string, Tensor> tensors;
+  int threads = 1;  // for parallel_for: the worker's share of the cores (at least 1)
 };
+
+// a * b, evaluated in blocks of 64 rows of a on ctx's threads. The blocks are the same for any
+// thread count, so the product is the same bit for bit.
+template <typename A, typename B>
+RowMatrix product(const Context& ctx, const A& a, const B& b) {
+  const RowMatrix lhs = a;  // an expression (a view, a transpose) is evaluated once
+  RowMatrix out(lhs.rows(), b.cols());
+  constexpr Eigen::Index kRows = 64;
+  ctx.parallel_for((lhs.rows() + kRows - 1) / kRows, [&](int64_t i) {
+    const Eigen::Index r0 = static_cast<Eigen::Index>(i) * kRows, n = std::min(kRows, lhs.rows() - r0);
+    out.middleRows(r0, n).noalias() = lhs.middleRows(r0, n) * b;
+  });
+  return out;
+}
 
 using Function = std::function<void(Context&)>;
 
@@ -73,7 +95,7 @@ struct Registrar {
 // What a reference library exports to hkcheck (reference_context.cpp defines them). The version
 // changes whenever Context or Function changes shape, so a library built for another hkcheck is
 // refused instead of misread.
-#define HK_REFERENCE_ABI 1
+#define HK_REFERENCE_ABI 2
 extern "C" int hk_reference_abi();
 extern "C" const hk::ref::Function* hk_reference_find(const char* name);
 

@@ -1,7 +1,12 @@
 // The reference registry and the Context that references read and write (reference.h). Compiled
 // into every reference library, so a library needs nothing of hkcheck but this folder's headers.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "reference.h"
 
@@ -62,6 +67,29 @@ double Context::round_to(const std::string& tensor_name, double v) const {
   if (it == tensors.end()) throw std::runtime_error("round_to: no tensor '" + tensor_name + "'");
   if (!round_dtype) throw std::runtime_error("round_to: hkcheck gave the reference no rounding function");
   return round_dtype(it->second.dtype, v);
+}
+
+void Context::parallel_for(int64_t n, const std::function<void(int64_t)>& fn) const {
+  if (n <= 0) return;
+  const int64_t count = std::min<int64_t>(std::max(threads, 1), n);
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (int64_t i; (i = next++) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int64_t t = 1; t < count; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+  if (error) std::rethrow_exception(error);
 }
 
 const Function* find(const std::string& name) {

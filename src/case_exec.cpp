@@ -32,6 +32,7 @@
 #include "parallel_for.h"
 #include "repeat_compare.h"
 #include "reference.h"
+#include "reference_inputs.h"
 #include "runtime_references.h"
 #include "repro.h"
 
@@ -338,27 +339,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   // Inputs in double, rounded to their dtype: exactly what the kernel will see.
   const auto t_inputs = Clock::now();
   ref::Context ctx;
-  ctx.round_dtype = round_for_reference;
-  for (const auto& [name, v] : plan.params) {
-    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
-    else ctx.strings[name] = std::get<std::string>(v);
-  }
-  for (const TensorPlan& t : plan.tensors) {
-    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
-    if (t.role == Role::out) {
-      arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
-    } else {
-      try {
-        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
-      } catch (const std::exception& e) {  // a harness-side error, not a crash of the kernel
-        r.message = fmt::format("{}: tensor '{}': {}", job.manifest, t.name, e.what());
-        return finish(r);
-      }
-      parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) rt.data[static_cast<size_t>(e)] = round_to_dtype(t.dtype, rt.data[static_cast<size_t>(e)]);
-      });
-    }
-    ctx.tensors[t.name] = std::move(rt);
+  try {
+    ctx = reference_context(job);
+  } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
+    r.message = fmt::format("{}: {}", job.manifest, e.what());
+    return finish(r);
   }
   r.timings.inputs_ms = ms_since(t_inputs);
 

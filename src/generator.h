@@ -10,6 +10,12 @@
 
 namespace hk {
 
+// The version of the values generate() and tensor_seed() give for a seed (with the dtype
+// rounding they are stored with): whatever is keyed by a case's inputs (the reference cache)
+// holds this in its key. Bump it with any change to the values; tests/generator_test.cpp pins
+// them and fails until the pin is updated with the version.
+constexpr int kInputGenerationVersion = 1;
+
 // A seed for one tensor of one case: the same whatever other cases run or in which order.
 uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::string& case_name, const std::string& tensor);
 

@@ -1,0 +1,42 @@
+#include "reference_inputs.h"
+
+#include <cmath>
+
+#include "dtype.h"
+#include "generator.h"
+#include "parallel_for.h"
+#include "reference_guard.h"
+#include "reference_threads.h"
+#include "runtime_references.h"
+
+namespace hk {
+
+ref::Context reference_context(const CaseJob& job) {
+  const CasePlan& plan = job.plan;
+  ref::Context ctx;
+  ctx.round_dtype = round_for_reference;
+  ctx.threads = reference_threads();
+  for (const auto& [name, v] : plan.params) {
+    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
+    else ctx.strings[name] = std::get<std::string>(v);
+  }
+  for (const TensorPlan& t : plan.tensors) {
+    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
+    if (t.role == Role::out) {
+      arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
+    } else {
+      try {
+        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
+      } catch (const std::exception& e) {
+        throw InputError("tensor '" + t.name + "': " + e.what());
+      }
+      parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) rt.data[static_cast<size_t>(e)] = round_to_dtype(t.dtype, rt.data[static_cast<size_t>(e)]);
+      });
+    }
+    ctx.tensors[t.name] = std::move(rt);
+  }
+  return ctx;
+}
+
+}  // namespace hk
