@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +76,23 @@ struct KernelAttributes {
   int64_t registers = 0;
 };
 
+// One parameter of a loaded kernel, as far as the backend can tell (kernel_params.h checks the
+// manifest's arguments against them). The host backend knows each one's C++ type; the CUDA
+// driver only sizes (cuFuncGetParamInfo), so kind stays unknown there.
+enum class ParamKind { unknown, pointer, floating, signed_int, unsigned_int, other };
+struct KernelParam {
+  ParamKind kind = ParamKind::unknown;
+  size_t bytes = 0;
+  std::string type;  // as the compiler spells it ("long int"); empty when unknown
+};
+
+// Bytes around an allocation that its kernel can write without a fault and that belong to no
+// other buffer (backends/host/guarded_memory.h: the rest of the page before it, the padding
+// after). upload and download reach them; the guards cover them (guard.h).
+struct AllocationSlack {
+  size_t before = 0, after = 0;
+};
+
 class Backend {
  public:
   using Kernel = void*;
@@ -87,6 +105,12 @@ class Backend {
   // BackendError otherwise.
   virtual Kernel load(const std::string& binary, const std::string& symbol) = 0;
   virtual KernelAttributes attributes(Kernel k) = 0;
+  // The kernel's parameters in order; nullopt when the backend cannot tell (HIP: neither hipRTC
+  // nor the module API says).
+  virtual std::optional<std::vector<KernelParam>> parameters(Kernel k) {
+    (void)k;
+    return std::nullopt;
+  }
   // Opts the kernel in to more dynamic shared memory than the default per-block amount.
   virtual void allow_dynamic_shared(Kernel k, int64_t bytes) = 0;
 
@@ -94,6 +118,12 @@ class Backend {
   virtual void free(uint64_t ptr) = 0;
   virtual void upload(uint64_t dst, const void* src, size_t bytes) = 0;
   virtual void download(void* dst, uint64_t src, size_t bytes) = 0;
+  // Of an address alloc() returned. None on a GPU: its allocator may hand the bytes next to a
+  // buffer to another one.
+  virtual AllocationSlack slack(uint64_t ptr) {
+    (void)ptr;
+    return {};
+  }
 
   virtual void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
                       int64_t shared_bytes, void** args) = 0;

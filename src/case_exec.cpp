@@ -22,6 +22,7 @@
 #include "case_job.h"
 #include "code_object_resources.h"
 #include "compile_attribution.h"
+#include "empty_case.h"
 #include "kernel_timing.h"
 #include "output_check.h"
 #include "file_util.h"
@@ -29,6 +30,7 @@
 #include "header_fingerprint.h"
 #include "generator.h"
 #include "guard.h"
+#include "kernel_params.h"
 #include "parallel_for.h"
 #include "repeat_compare.h"
 #include "reference.h"
@@ -391,6 +393,13 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   try {
     const auto symbol = compiled.symbols.find(job.entry);
     Backend::Kernel fn = cache.load(be, key, compiled.binary, symbol == compiled.symbols.end() ? job.entry : symbol->second);
+    if (const auto params = be.parameters(fn)) {
+      if (const std::string bad = argument_mismatch(plan, *params); !bad.empty()) {
+        r.status = Status::ERROR;
+        r.message = fmt::format("{}: the manifest's arguments do not fit '{}': {}", job.manifest, job.entry, bad);
+        return finish(r);
+      }
+    }
     const KernelAttributes attrs = be.attributes(fn);
     r.resources = run_resources(be.device().backend, compiled, symbol == compiled.symbols.end() ? job.entry : symbol->second, attrs);
     if (plan.block_threads() > attrs.max_threads_per_block)
@@ -406,11 +415,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
     // Every buffer sits between two guard regions; inputs are packed once and re-uploaded
     // before every launch, outputs re-poisoned, so each launch starts from the same bytes.
-    std::vector<std::vector<uint8_t>> guard_before, guard_after;
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-      guard_before.push_back(guard_pattern(i, "before"));
-      guard_after.push_back(guard_pattern(i, "after"));
-    }
+    std::vector<BufferGuards> guards;
     std::vector<uint64_t> ptrs;
     std::vector<std::vector<uint8_t>> initial(plan.tensors.size());
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
@@ -426,6 +431,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
         return finish(r);
       }
       ptrs.push_back(base + kGuardBytes);
+      const AllocationSlack slack = be.slack(base);
+      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after));
       const auto t_pack = Clock::now();
       if (t.role == Role::out) {
         initial[i] = poisoned_buffer(t.dtype, t.numel);
@@ -454,9 +461,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     for (int launch = 1; launch <= launches; ++launch) {
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const size_t bytes = plan.tensors[i].bytes();
-        be.upload(ptrs[i] - kGuardBytes, guard_before[i].data(), kGuardBytes);
+        be.upload(guards[i].before_at, guards[i].before.data(), guards[i].before.size());
         be.upload(ptrs[i], initial[i].data(), bytes);
-        be.upload(ptrs[i] + bytes, guard_after[i].data(), kGuardBytes);
+        be.upload(guards[i].after_at, guards[i].after.data(), guards[i].after.size());
       }
       const auto t_kernel = Clock::now();
       be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
@@ -465,11 +472,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const TensorPlan& t = plan.tensors[i];
-        std::vector<uint8_t> before(kGuardBytes), after(kGuardBytes);
-        be.download(before.data(), ptrs[i] - kGuardBytes, kGuardBytes);
-        be.download(after.data(), ptrs[i] + t.bytes(), kGuardBytes);
+        std::vector<uint8_t> before(guards[i].before.size()), after(guards[i].after.size());
+        be.download(before.data(), guards[i].before_at, before.size());
+        be.download(after.data(), guards[i].after_at, after.size());
         // A guard touched in several launches is reported once, as the first launch saw it.
-        for (const auto& v : {check_guard(t.name, "before", before, guard_before[i]), check_guard(t.name, "after", after, guard_after[i])}) {
+        for (const auto& v : {check_guard(t.name, "before", before, guards[i].before), check_guard(t.name, "after", after, guards[i].after)}) {
           if (v && std::none_of(r.guards.begin(), r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
             r.guards.push_back(*v);
         }
@@ -539,6 +546,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
     else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
+    if (r.status == Status::PASS && every_tensor_empty(plan)) skip_empty_case(r);
     // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
     if (r.status == Status::PASS && job.time_launches > 0) r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);
     if (!pass && !job.repro_dir.empty()) {

@@ -1,12 +1,13 @@
 #include "guard.h"
 
+#include <cstring>
 #include <fmt/format.h>
 
 namespace hk {
 
-std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side) {
+std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side, size_t bytes) {
   // An odd step per tensor keeps 256 consecutive tensors apart at every offset.
-  std::vector<uint8_t> p(kGuardBytes);
+  std::vector<uint8_t> p(bytes);
   const size_t side_step = side == "after" ? 0x80 : 0;
   for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<uint8_t>(kGuardByte ^ ((tensor * 0x35 + side_step + i * 0x0F) & 0xFF));
   return p;
@@ -14,6 +15,7 @@ std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side) {
 
 std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region,
                                           const std::vector<uint8_t>& pattern) {
+  if (region.size() == pattern.size() && std::memcmp(region.data(), pattern.data(), region.size()) == 0) return std::nullopt;
   GuardViolation g{tensor, side, 0, 0, 0};
   const int64_t base = side == "before" ? -static_cast<int64_t>(region.size()) : 0;
   for (size_t i = 0; i < region.size(); ++i) {
@@ -24,6 +26,15 @@ std::optional<GuardViolation> check_guard(const std::string& tensor, const std::
     ++g.bytes;
   }
   if (g.bytes == 0) return std::nullopt;
+  return g;
+}
+
+BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after) {
+  BufferGuards g;
+  g.before_at = allocation - slack_before;
+  g.before = guard_pattern(tensor, "before", slack_before + kGuardBytes);
+  g.after_at = allocation + kGuardBytes + tensor_bytes;
+  g.after = guard_pattern(tensor, "after", kGuardBytes + slack_after);
   return g;
 }
 

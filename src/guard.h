@@ -1,7 +1,8 @@
 // Guard regions: every device buffer of a case is allocated with kGuardBytes before and after
 // it, filled with a byte pattern; after each launch the guards are read back, and any byte that
 // changed shows a write outside the tensor (an off-by-one, a wrong stride) that would otherwise
-// land in unused memory and go unseen.
+// land in unused memory and go unseen. Where the backend leaves more writable bytes around a
+// buffer (the host backend's page slack), the guards cover all of them.
 #pragma once
 
 #include <cstdint>
@@ -19,16 +20,27 @@ constexpr size_t kGuardBytes = 256;
 constexpr uint8_t kGuardByte = 0xA7;
 
 // The bytes the guard region of the tensor-th buffer on side ("before" or "after") holds before a
-// launch. Each tensor's and side's pattern differs from every other's at every offset: a kernel
-// copying one element past the end of x into one past the end of out moves guard bytes onto guard
-// bytes, which a single pattern for all would hide.
-std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side);
+// launch, `bytes` of them. Each tensor's and side's pattern differs from every other's at every
+// offset: a kernel copying one element past the end of x into one past the end of out moves guard
+// bytes onto guard bytes, which a single pattern for all would hide.
+std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side, size_t bytes = kGuardBytes);
 
 // Compares a guard region read back after the launch with the pattern it was filled with. side:
-// "before" reports offsets from the buffer's start (-kGuardBytes .. -1), "after" from its end
-// (0 .. kGuardBytes-1).
+// "before" reports offsets from the buffer's start (-region.size() .. -1), "after" from its end
+// (0 .. region.size()-1). An untouched region costs one memcmp.
 std::optional<GuardViolation> check_guard(const std::string& tensor, const std::string& side, const std::vector<uint8_t>& region,
                                           const std::vector<uint8_t>& pattern);
+
+// Where one buffer's guards lie on the device and what they hold. The allocation has kGuardBytes
+// on each side of the tensor; the backend may add slack it cannot give to another buffer (the
+// host backend's rest of a page: Backend::slack), which a kernel can write without a fault, so
+// the guards reach over it too.
+struct BufferGuards {
+  uint64_t before_at = 0, after_at = 0;  // device addresses of the two regions
+  std::vector<uint8_t> before, after;    // their patterns
+};
+// allocation: the address alloc() gave for tensor_bytes + 2 * kGuardBytes.
+BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after);
 
 // "out: 4 bytes written after the end (offsets +0..+3)", for notes.
 std::string describe(const GuardViolation& g);

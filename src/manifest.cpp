@@ -217,6 +217,11 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
   else if (role == "out") t.role = Role::out;
   else if (role == "inout") t.role = Role::inout;
   else fail(path + "/role", "expected \"in\", \"out\" or \"inout\", got \"" + role + "\"");
+  // An output is poisoned before the launch so that unwritten elements show: initial values
+  // would be thrown away, so asking for them is a mistake (the kernel reads them: "inout").
+  if (v.contains("init") && t.role == Role::out)
+    fail(path + "/init", "'" + t.name + "' is an output, poisoned before the launch, so its init would be ignored; a "
+                         "kernel that reads its initial values needs role \"inout\"");
   if (v.contains("init")) t.init = read_generator(v["init"], path + "/init");
   else if (t.role != Role::out) fail(path + "/init", "required for a tensor with role '" + role + "'");
   if (v.contains("tolerance")) {

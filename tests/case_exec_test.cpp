@@ -38,6 +38,8 @@ class SimBackend : public Backend {
   DeviceInfo dev_;
   std::map<std::string, SimKernel> kernels;
   size_t refuse_alloc_over = SIZE_MAX;  // an allocation larger than this fails like an out-of-memory
+  AllocationSlack slack_bytes;          // writable bytes around every allocation, as the host backend has
+  std::optional<std::vector<KernelParam>> params;  // what parameters() tells; nullopt: nothing
 
   const DeviceInfo& device() const override { return dev_; }
   CompileOutput compile(const CompileRequest&) override { return {true, "sim", "", {}}; }
@@ -52,12 +54,15 @@ class SimBackend : public Backend {
   uint64_t alloc(size_t bytes) override {
     if (bytes > refuse_alloc_over) throw BackendError("simulated out of memory", false);
     ++live_;
-    return reinterpret_cast<uint64_t>(new uint8_t[bytes]);
+    uint8_t* block = new uint8_t[slack_bytes.before + bytes + slack_bytes.after];
+    return reinterpret_cast<uint64_t>(block + slack_bytes.before);
   }
   void free(uint64_t p) override {
     --live_;
-    delete[] reinterpret_cast<uint8_t*>(p);
+    delete[] (reinterpret_cast<uint8_t*>(p) - slack_bytes.before);
   }
+  AllocationSlack slack(uint64_t) override { return slack_bytes; }
+  std::optional<std::vector<KernelParam>> parameters(Kernel) override { return params; }
   void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }
   void download(void* dst, uint64_t src, size_t bytes) override { std::memcpy(dst, reinterpret_cast<const void*>(src), bytes); }
   void launch(Kernel k, const std::array<int64_t, 3>&, const std::array<int64_t, 3>&, int64_t, void** args) override {
@@ -141,6 +146,86 @@ TEST_F(CaseExec, WriteBeforeTheStartOfAnInputIsCaughtToo) {
   EXPECT_EQ(r.guards[0].side, "before");
   EXPECT_EQ(r.guards[0].first_offset, -8);
   EXPECT_EQ(r.guards[0].last_offset, -5);
+}
+
+// The host backend's page: bytes before a buffer and after its guard that a kernel can write
+// without a fault. A write there is a write outside the tensor as much as one in the guard.
+TEST_F(CaseExec, WritesIntoTheAllocationsSlackAreCaught) {
+  be.slack_bytes = {3328, 156};
+  be.kernels["far_before"] = [](float* out, const float* x, int n, int) {
+    reinterpret_cast<char*>(out)[-260] ^= 0x5A;
+    reinterpret_cast<char*>(out)[-3584] ^= 0x5A;  // the first byte of the slack
+    copy(out, x, n, 0);
+  };
+  be.kernels["far_after"] = [](float* out, const float* x, int n, int) {
+    copy(out, x, n, 0);
+    reinterpret_cast<char*>(out + n)[300] ^= 0x5A;  // past the 256-byte guard
+  };
+  const CaseResult before = run(kernel("far_before"));
+  EXPECT_EQ(before.status, Status::FAIL);
+  ASSERT_EQ(before.guards.size(), 1u);
+  EXPECT_EQ(before.guards[0].side, "before");
+  EXPECT_EQ(before.guards[0].bytes, 2);
+  EXPECT_EQ(before.guards[0].first_offset, -3584);
+  EXPECT_EQ(before.guards[0].last_offset, -260);
+  const CaseResult after = run(kernel("far_after"));
+  EXPECT_EQ(after.status, Status::FAIL);
+  ASSERT_EQ(after.guards.size(), 1u);
+  EXPECT_EQ(after.guards[0].side, "after");
+  EXPECT_EQ(after.guards[0].first_offset, 300);
+  be.kernels["copy"] = copy;
+  EXPECT_EQ(run(kernel("copy"), 2).status, Status::PASS) << "the slack is refilled before every launch";
+}
+
+// Nothing to compare is not a proof: SKIP EMPTY_CASE, unless the launch wrote outside the tensors.
+TEST_F(CaseExec, ACaseWithOnlyEmptyTensorsIsSkippedNotPassed) {
+  be.kernels["copy"] = copy;
+  const CaseResult r = run(kernel("copy", {{"params", {{"n", 0}}}}));
+  EXPECT_EQ(r.status, Status::SKIP);
+  EXPECT_EQ(r.reason, "EMPTY_CASE");
+  EXPECT_NE(r.message.find("every tensor of this case has zero elements"), std::string::npos) << r.message;
+  be.kernels["writes_anyway"] = [](float* out, const float*, int, int) { out[0] = 1.f; };
+  const CaseResult bad = run(kernel("writes_anyway", {{"params", {{"n", 0}}}}));
+  EXPECT_EQ(bad.status, Status::FAIL);
+  EXPECT_EQ(bad.guards.size(), 1u);
+  EXPECT_EQ(run(kernel("copy", {{"params", {{"n", 1}}}})).status, Status::PASS);
+}
+
+// The manifest's scalars against the kernel's parameters: a mismatch is an ERROR naming the
+// argument and both types, never a launch that reads the wrong bytes.
+TEST_F(CaseExec, ArgumentsThatDoNotFitTheKernelsParametersAreAnError) {
+  be.kernels["copy"] = copy;
+  const KernelParam ptr{ParamKind::pointer, 8, "float*"};
+  be.params = std::vector<KernelParam>{ptr, ptr, {ParamKind::signed_int, 8, "long int"}};
+  CaseResult r = run(kernel("copy"));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("m.json: the manifest's arguments do not fit 'copy'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("argument 2 (/args/2, scalar i32 (a signed integer, 4 bytes)) does not match the kernel's "
+                           "parameter 2, `long int` (a signed integer, 8 bytes)"),
+            std::string::npos)
+      << r.message;
+  be.params = std::vector<KernelParam>{ptr, ptr, {ParamKind::floating, 4, "float"}};  // same size, another type
+  r = run(kernel("copy"));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("`float` (floating point, 4 bytes)"), std::string::npos) << r.message;
+  be.params = std::vector<KernelParam>{ptr, {ParamKind::floating, 4, "float"}, {ParamKind::signed_int, 4, "int"}};
+  r = run(kernel("copy"));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("argument 1 (/args/1, tensor 'x' (a device pointer, 8 bytes))"), std::string::npos) << r.message;
+  be.params = std::vector<KernelParam>{ptr, ptr};
+  r = run(kernel("copy"));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("the kernel takes 2 parameter(s); the manifest passes 3 argument(s)"), std::string::npos) << r.message;
+  // Sizes only, as the CUDA driver tells them: what fits passes, a 4-byte scalar for 8 does not.
+  const KernelParam eight{ParamKind::unknown, 8, ""};
+  be.params = std::vector<KernelParam>{eight, eight, {ParamKind::unknown, 4, ""}};
+  EXPECT_EQ(run(kernel("copy")).status, Status::PASS);
+  be.params = std::vector<KernelParam>{eight, eight, eight};
+  r = run(kernel("copy"));
+  EXPECT_EQ(r.status, Status::ERROR);
+  EXPECT_NE(r.message.find("parameter 2, 8 bytes"), std::string::npos) << r.message;
+  be.params = std::vector<KernelParam>{ptr, ptr, {ParamKind::signed_int, 4, "int"}};
+  EXPECT_EQ(run(kernel("copy")).status, Status::PASS);
 }
 
 TEST_F(CaseExec, OutputsThatChangeBetweenLaunchesAreFlaky) {

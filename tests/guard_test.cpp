@@ -52,6 +52,33 @@ TEST(Guard, ACopyFromOneGuardIntoAnotherIsSeen) {
         }
 }
 
+// With the backend's slack (the host backend's rest of a page), the regions reach from the start
+// of the slack to the tensor and from the tensor's end to the end of the slack, and offsets are
+// counted from the tensor as before.
+TEST(Guard, RegionsCoverTheWholeSlack) {
+  const uint64_t allocation = 0x10000;  // of 100 bytes + 2 * kGuardBytes
+  const BufferGuards g = buffer_guards(2, allocation, 100, 3328, 156);
+  EXPECT_EQ(g.before_at, allocation - 3328);
+  EXPECT_EQ(g.before.size(), 3328 + kGuardBytes);
+  EXPECT_EQ(g.after_at, allocation + kGuardBytes + 100);
+  EXPECT_EQ(g.after.size(), kGuardBytes + 156);
+  EXPECT_EQ(std::vector<uint8_t>(g.before.end() - kGuardBytes, g.before.end()), guard_pattern(2, "before"))
+      << "next to the tensor the pattern is the one without slack";
+  std::vector<uint8_t> region = g.before;
+  region[region.size() - 260] ^= 1;
+  region[0] ^= 1;
+  const auto v = check_guard("out", "before", region, g.before);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->bytes, 2);
+  EXPECT_EQ(v->first_offset, -3584);
+  EXPECT_EQ(v->last_offset, -260);
+  EXPECT_FALSE(check_guard("out", "after", g.after, g.after));
+  const BufferGuards gpu = buffer_guards(2, allocation, 100, 0, 0);
+  EXPECT_EQ(gpu.before_at, allocation);
+  EXPECT_EQ(gpu.before.size(), kGuardBytes);
+  EXPECT_EQ(gpu.after.size(), kGuardBytes);
+}
+
 TEST(RepeatCompare, CountsDifferingElementsNotBytes) {
   std::vector<uint8_t> a(16, 0), b(16, 0);
   EXPECT_EQ(differing_elements(a, b, 4), 0);

@@ -124,6 +124,37 @@ TEST_P(HostBackendTest, ArgumentCountMustMatchTheSignature) {
   EXPECT_THROW(be->launch(k, {1, 1, 1}, {32, 1, 1}, 0, args), BackendError);
 }
 
+// The host backend knows each parameter's C++ type, so the manifest's scalars are checked by
+// kind and size, not only counted (kernel_params.h).
+TEST_P(HostBackendTest, ParametersAreTheKernelsOwnTypes) {
+  const char* source = R"(#include "hkcheck.h"
+enum class Mode : unsigned char { a, b };
+HK_KERNEL void signature(float* out, const int* idx, int n, long long m, unsigned u, double d, float f, Mode mode, bool flag) {}
+HK_KERNEL void no_parameters() {}
+)";
+  const CompileOutput c = be->compile({source, "signature.cu", {}, {"signature", "no_parameters"}});
+  ASSERT_TRUE(c.ok) << c.log;
+  const auto params = be->parameters(be->load(c.binary, c.symbols.at("signature")));
+  ASSERT_TRUE(params);
+  const std::vector<std::pair<ParamKind, size_t>> want = {
+      {ParamKind::pointer, 8},      {ParamKind::pointer, 8},  {ParamKind::signed_int, 4},   {ParamKind::signed_int, 8}, {ParamKind::unsigned_int, 4},
+      {ParamKind::floating, 8},     {ParamKind::floating, 4}, {ParamKind::unsigned_int, 1}, {ParamKind::other, 1}};
+  ASSERT_EQ(params->size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ((*params)[i].kind, want[i].first) << i;
+    EXPECT_EQ((*params)[i].bytes, want[i].second) << i;
+  }
+  EXPECT_EQ((*params)[0].type, "float*");
+  EXPECT_EQ((*params)[2].type, "int");
+  EXPECT_NE((*params)[3].type.find("long long"), std::string::npos) << (*params)[3].type;
+  EXPECT_EQ((*params)[5].type, "double");
+  EXPECT_EQ((*params)[7].type, "Mode");
+  EXPECT_EQ((*params)[8].type, "bool");
+  const auto none = be->parameters(be->load(c.binary, c.symbols.at("no_parameters")));
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_P(HostBackendTest, MissingEntryIsNamed) {
   const CompileOutput c = compile();
   ASSERT_TRUE(c.ok) << c.log;
@@ -261,6 +292,25 @@ TEST(HostBackend, AWriteFarPastAnAllocationFaults) {
     EXPECT_DEATH(p[bytes + 4096] = 1, "") << bytes << " bytes";
     be->free(reinterpret_cast<uint64_t>(p));
   }
+}
+
+// The slack the backend reports is exactly what a kernel can write around a buffer without a
+// fault: from the page boundary to the buffer, and from its end to the guard pages. case_exec
+// guards all of it, so a write 260 or 3000 bytes before an output is seen.
+TEST(HostBackend, TheSlackOfAnAllocationIsAllItsWritableBytes) {
+  const auto be = open_backend("host", 0, HostOptions{"h100", 1});
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (size_t bytes : {size_t{512}, size_t{612}, size_t{4096}, size_t{100000}}) {
+    char* p = reinterpret_cast<char*>(be->alloc(bytes));
+    const AllocationSlack slack = be->slack(reinterpret_cast<uint64_t>(p));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p - slack.before) % page, 0u) << bytes;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p + bytes + slack.after) % 256, 0u) << bytes;
+    p[-static_cast<ptrdiff_t>(slack.before)] = 1, p[bytes + slack.after - 1] = 1;
+    EXPECT_DEATH(p[-static_cast<ptrdiff_t>(slack.before) - 1] = 1, "") << bytes;
+    EXPECT_DEATH(p[bytes + slack.after] = 1, "") << bytes;
+    be->free(reinterpret_cast<uint64_t>(p));
+  }
+  EXPECT_EQ(be->slack(12345).before, 0u) << "an address alloc() never gave has none";
 }
 
 TEST(HostBackend, DeclaresTheProfilesLimits) {

@@ -161,6 +161,25 @@ TEST_F(Fixture, BadGeneratorAndRole) {
   EXPECT_NE(error_of(k).find("/kernels/0/tensors/0/init: required"), std::string::npos);
 }
 
+// An output's initial values are the poison that shows unwritten elements: an init there would
+// be dropped silently, so it is an error naming the field, and the manifest's other kernels load.
+TEST_F(Fixture, InitOnAnOutputIsAnError) {
+  json bad = valid_kernel("bad");
+  bad["tensors"][1]["init"] = {{"kind", "constant"}, {"value", 0}};
+  const ManifestLoad m = load_kernels({valid_kernel("good"), bad});
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.errors[0].find("m.json: /kernels/1/tensors/1/init: 'out' is an output, poisoned before the launch"), std::string::npos)
+      << m.errors[0];
+  EXPECT_NE(m.errors[0].find("role \"inout\""), std::string::npos) << m.errors[0];
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].name, "good");
+  EXPECT_EQ(m.failed_kernels, std::vector<std::string>{"bad"});
+  json inout = valid_kernel("inout");
+  inout["tensors"][1]["role"] = "inout";
+  inout["tensors"][1]["init"] = {{"kind", "constant"}, {"value", 0}};
+  EXPECT_TRUE(load_kernels({inout}).errors.empty());
+}
+
 TEST_F(Fixture, DuplicateCaseNames) {
   json k = valid_kernel();
   k["cases"] = json::parse(R"([{"name": "a", "params": {}}, {"name": "a", "params": {}}])");

@@ -85,6 +85,21 @@ class CudaBackend final : public Backend {
             attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"), attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS")};
   }
 
+  // Sizes only (CUDA 12.4 drivers on): an i32 for an int64_t, a f64 for a float or a wrong count
+  // shows; an i32 for a float does not. An index past the last parameter is CUDA_ERROR_INVALID_VALUE.
+  std::optional<std::vector<KernelParam>> parameters(Kernel k) override {
+    if (!cuFuncGetParamInfo_) return std::nullopt;
+    std::vector<KernelParam> params;
+    for (size_t i = 0; i < 32768; ++i) {  // a kernel's parameters take at most 32764 bytes
+      size_t offset = 0, size = 0;
+      const CUresult r = cuFuncGetParamInfo_(static_cast<CUfunction>(k), i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE) break;
+      check(r, fmt::format("cuFuncGetParamInfo(parameter {})", i));
+      params.push_back(KernelParam{ParamKind::unknown, size, ""});
+    }
+    return params;
+  }
+
   void allow_dynamic_shared(Kernel k, int64_t bytes) override {
     check(cuFuncSetAttribute_(static_cast<CUfunction>(k), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
@@ -169,6 +184,8 @@ class CudaBackend final : public Backend {
     cuModuleGetFunction_ = cuda_->get<decltype(cuModuleGetFunction_)>("cuModuleGetFunction");
     cuFuncGetAttribute_ = cuda_->get<decltype(cuFuncGetAttribute_)>("cuFuncGetAttribute");
     cuFuncSetAttribute_ = cuda_->get<decltype(cuFuncSetAttribute_)>("cuFuncSetAttribute");
+    // CUDA 12.4 on; without it the arguments' sizes go unchecked.
+    cuFuncGetParamInfo_ = reinterpret_cast<decltype(cuFuncGetParamInfo_)>(cuda_->try_symbol("cuFuncGetParamInfo"));
     cuMemAlloc_ = cuda_->get<decltype(cuMemAlloc_)>("cuMemAlloc_v2");
     cuMemFree_ = cuda_->get<decltype(cuMemFree_)>("cuMemFree_v2");
     cuMemcpyHtoD_ = cuda_->get<decltype(cuMemcpyHtoD_)>("cuMemcpyHtoD_v2");
@@ -243,6 +260,7 @@ class CudaBackend final : public Backend {
   CUresult (*cuModuleGetFunction_)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*cuFuncGetAttribute_)(int*, CUfunction_attribute, CUfunction) = nullptr;
   CUresult (*cuFuncSetAttribute_)(CUfunction, CUfunction_attribute, int) = nullptr;
+  CUresult (*cuFuncGetParamInfo_)(CUfunction, size_t, size_t*, size_t*) = nullptr;
   CUresult (*cuMemAlloc_)(CUdeviceptr*, size_t) = nullptr;
   CUresult (*cuMemFree_)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD_)(CUdeviceptr, const void*, size_t) = nullptr;

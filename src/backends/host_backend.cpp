@@ -24,6 +24,7 @@
 #include "backends/host/block_scheduler.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_compiler.h"
+#include "backends/host/host_params.h"
 #include "host_profile.h"
 
 namespace hk {
@@ -34,6 +35,7 @@ constexpr size_t kFiberStackBytes = 256 * 1024;
 struct LoadedKernel {
   host::BlockScheduler::Entry entry;
   int arity;
+  std::vector<KernelParam> params;
 };
 
 std::string cpu_model() {
@@ -165,8 +167,10 @@ class HostBackend final : public Backend {
     bind(&runtime_);
     auto arity = reinterpret_cast<int (*)()>(dlsym(lib, ("hk_host_arity_" + symbol).c_str()));
     auto fn = reinterpret_cast<host::BlockScheduler::Entry>(dlsym(lib, ("hk_host_entry_" + symbol).c_str()));
-    if (!arity || !fn) throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
-    kernels_.push_back(LoadedKernel{fn, arity()});
+    auto params = reinterpret_cast<const char* (*)()>(dlsym(lib, ("hk_host_params_" + symbol).c_str()));
+    if (!arity || !fn || !params)
+      throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
+    kernels_.push_back(LoadedKernel{fn, arity(), host::parse_host_params(params())});
     return &kernels_.back();
   }
 
@@ -177,6 +181,8 @@ class HostBackend final : public Backend {
   }
 
   void allow_dynamic_shared(Kernel, int64_t) override {}
+
+  std::optional<std::vector<KernelParam>> parameters(Kernel k) override { return static_cast<const LoadedKernel*>(k)->params; }
 
   uint64_t alloc(size_t bytes) override {
     const host::GuardedBlock block = host::guarded_alloc(bytes);
@@ -190,6 +196,12 @@ class HostBackend final : public Backend {
     if (it == allocations_.end()) return;
     host::guarded_free(it->second);
     allocations_.erase(it);
+  }
+
+  AllocationSlack slack(uint64_t ptr) override {
+    const auto it = allocations_.find(reinterpret_cast<void*>(ptr));
+    if (it == allocations_.end()) return {};
+    return {host::guarded_slack_before(it->second.bytes), host::guarded_slack_after(it->second.bytes)};
   }
 
   void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }

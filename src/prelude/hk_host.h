@@ -250,3 +250,50 @@ template <typename... HkA> inline void hk_host_invoke(void (*f)(HkA...), void** 
   hk_host_call(f, args, std::index_sequence_for<HkA...>{});
 }
 template <typename... HkA> constexpr int hk_host_arity(void (*)(HkA...)) { return (int)sizeof...(HkA); }
+
+// The kernel's parameters, against which hkcheck checks a manifest's arguments (the generated
+// hk_host_params_<name>): one line per parameter, "KIND BYTES TYPE". KIND: p a pointer, f floating
+// point, i a signed and u an unsigned integer (an enum as its underlying type), o anything else.
+template <typename HkT, bool = std::is_enum<HkT>::value> struct hk_host_arith { typedef HkT type; };
+template <typename HkT> struct hk_host_arith<HkT, true> { typedef typename std::underlying_type<HkT>::type type; };
+template <typename HkT> constexpr char hk_host_param_kind() {
+  typedef typename hk_host_arith<HkT>::type A;
+  return std::is_pointer<A>::value ? 'p'
+         : std::is_same<A, bool>::value ? 'o'
+         : std::is_floating_point<A>::value ? 'f'
+         : std::is_integral<A>::value ? (std::is_signed<A>::value ? 'i' : 'u')
+                                      : 'o';
+}
+template <typename HkT> inline const char* hk_host_type_name() { return __PRETTY_FUNCTION__; }
+struct hk_host_text {
+  char buf[8192];
+  size_t len;
+  void add(const char* s, size_t n) {
+    if (n > sizeof buf - 1 - len) n = sizeof buf - 1 - len;
+    memcpy(buf + len, s, n);
+    len += n;
+    buf[len] = 0;
+  }
+};
+template <typename HkT> inline void hk_host_param_line(hk_host_text& t) {
+  typedef typename std::decay<HkT>::type T;
+  char head[48];
+  const int n = snprintf(head, sizeof head, "%c %zu ", hk_host_param_kind<T>(), sizeof(T));
+  t.add(head, n > 0 ? (size_t)n : 0);
+  // g++ spells it "... [with HkT = long int]", clang "... [HkT = long]".
+  const char* pretty = hk_host_type_name<T>();
+  const char* name = strstr(pretty, "HkT = ");
+  name = name ? name + 6 : "?";
+  const char* end = strrchr(name, ']');
+  t.add(name, end ? (size_t)(end - name) : strlen(name));
+  t.add("\n", 1);
+}
+template <typename... HkA> inline const char* hk_host_params(void (*)(HkA...)) {
+  static const hk_host_text text = [] {
+    hk_host_text t{};
+    (void)t;
+    (hk_host_param_line<HkA>(t), ...);
+    return t;
+  }();
+  return text.buf;
+}

@@ -26,7 +26,7 @@ GuardedBlock map_guarded(size_t bytes, int fd) {
     munmap(base, length);
     return {};
   }
-  return GuardedBlock{usable + guarded_data_offset(bytes), base, length};
+  return GuardedBlock{usable + guarded_data_offset(bytes), base, length, bytes};
 }
 
 }  // namespace
@@ -37,6 +37,9 @@ size_t guarded_file_bytes(size_t bytes) {
 }
 
 size_t guarded_data_offset(size_t bytes) { return guarded_file_bytes(bytes) - rounded_bytes(bytes); }
+
+size_t guarded_slack_before(size_t bytes) { return guarded_data_offset(bytes); }
+size_t guarded_slack_after(size_t bytes) { return rounded_bytes(bytes) - bytes; }
 
 GuardedBlock guarded_alloc(size_t bytes) { return map_guarded(bytes, -1); }
 

@@ -1,7 +1,8 @@
 // The host backend's "device" memory: each allocation ends against 64 KiB that may not be touched
-// (PROT_NONE), with a page before it. A write a little past a tensor lands in its 256-byte guard
-// pattern and is reported with its offsets, as on a GPU; one kilobytes past faults at once (a
-// CRASH, as an illegal address is on a GPU), instead of a quiet write into a neighbour.
+// (PROT_NONE), with a page before it. A write a little past a tensor, or anywhere before it in its
+// first page, lands in its guard pattern and is reported with its offsets, as on a GPU; one
+// kilobytes past faults at once (a CRASH, as an illegal address is on a GPU), instead of a quiet
+// write into a neighbour.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,14 @@ struct GuardedBlock {
   void* data = nullptr;  // 256-byte aligned; its rounded-up end touches the guard pages
   void* base = nullptr;  // the whole mapping, guard pages included
   size_t length = 0;
+  size_t bytes = 0;      // as asked for
 };
+
+// The bytes of the mapping around a buffer of `bytes` that belong to nothing: from the page
+// boundary up to its start, and from its end up to the guard pages. A kernel can write them
+// without a fault, so they are guarded too (Backend::slack).
+size_t guarded_slack_before(size_t bytes);
+size_t guarded_slack_after(size_t bytes);
 
 // nullptr data when the memory cannot be had.
 GuardedBlock guarded_alloc(size_t bytes);

@@ -143,6 +143,7 @@ std::string trampolines(const std::vector<std::string>& entries) {
     // Outside extern "C" a template's address can be taken; the trampolines themselves are C.
     s += fmt::format("#line 1 \"<entry '{0}'>\"\n"
                      "extern \"C\" int hk_host_arity_{1}(void) {{ return hk_host_arity(&{2}); }}\n"
+                     "extern \"C\" const char* hk_host_params_{1}(void) {{ return hk_host_params(&{2}); }}\n"
                      "extern \"C\" void hk_host_entry_{1}(void** args) {{ hk_host_invoke(&{2}, args); }}\n",
                      quoted, entry_symbol(i), entries[i]);
   }

@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "backends/host/guarded_memory.h"
+#include "backends/host/host_params.h"
 #include "backends/host/kernel_process.h"
 
 namespace hk {
@@ -27,6 +28,9 @@ struct SharedBuffer {
   char* data = nullptr;  // at the device address
   void* mapping = nullptr;
   size_t mapping_bytes = 0, usable = 0;
+  size_t bytes = 0;  // as asked for
+  // The mapping's bytes before data (guarded: Backend::slack): upload and download reach them.
+  size_t before() const { return static_cast<size_t>(data - static_cast<char*>(mapping)); }
 };
 
 int memfd_with(const std::string& name, size_t bytes) {
@@ -53,6 +57,13 @@ class IsolatedHostBackend final : public Backend {
   CompileOutput compile(const CompileRequest& request) override { return local_->compile(request); }
   KernelAttributes attributes(Kernel) override { return local_->attributes(nullptr); }  // the profile's, for every kernel
   void allow_dynamic_shared(Kernel, int64_t) override {}
+  // As the kernel process read them from the library: what the kernel itself says, which only
+  // serves to catch a manifest's mistake, never to judge.
+  std::optional<std::vector<KernelParam>> parameters(Kernel k) override {
+    const auto it = params_.find(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(k)));
+    if (it == params_.end()) return std::nullopt;
+    return it->second;
+  }
 
   Kernel load(const std::string& binary, const std::string& symbol) override {
     const int fd = memfd_with("hkcheck-kernel-library", binary.size());
@@ -67,8 +78,10 @@ class IsolatedHostBackend final : public Backend {
     q.bytes = binary.size();
     try {
       if (!written) throw BackendError(std::string("cannot write the kernel library to shared memory: ") + std::strerror(errno), false);
-      const uint64_t handle = kernels_.call(q, symbol, fd).value;
+      std::string params;
+      const uint64_t handle = kernels_.call(q, symbol, fd, &params).value;
       close(fd);
+      params_[handle] = host::parse_host_params(params);
       return reinterpret_cast<Kernel>(static_cast<uintptr_t>(handle));
     } catch (...) {
       close(fd);
@@ -97,8 +110,14 @@ class IsolatedHostBackend final : public Backend {
     }
     close(fd);
     buffers_[address] = SharedBuffer{static_cast<char*>(mapping) + host::guarded_data_offset(bytes), mapping, file,
-                                          file - host::guarded_data_offset(bytes)};
+                                          file - host::guarded_data_offset(bytes), bytes};
     return address;
+  }
+
+  AllocationSlack slack(uint64_t ptr) override {
+    const auto it = buffers_.find(ptr);
+    if (it == buffers_.end()) return {};
+    return {host::guarded_slack_before(it->second.bytes), host::guarded_slack_after(it->second.bytes)};
   }
 
   // Never throws: a case's buffers are freed on every path out of it, a dead kernel process included.
@@ -140,14 +159,19 @@ class IsolatedHostBackend final : public Backend {
 
  private:
   // Where [address, address + bytes) of a buffer is in this process.
+  // Each buffer spans [address - before, address + usable): its slack before it as well.
   char* here(uint64_t address, size_t bytes) {
     auto it = buffers_.upper_bound(address);
-    if (it == buffers_.begin()) throw BackendError(fmt::format("no buffer holds address {:#x}", address), false);
-    --it;
-    const uint64_t offset = address - it->first;
-    if (offset > it->second.usable || bytes > it->second.usable - offset)
+    if (it == buffers_.end() || it->first - address > it->second.before()) {
+      if (it == buffers_.begin()) throw BackendError(fmt::format("no buffer holds address {:#x}", address), false);
+      --it;
+    }
+    const SharedBuffer& b = it->second;
+    const uint64_t offset = address + b.before() - it->first;  // from the mapping's start
+    const size_t span = b.before() + b.usable;
+    if (offset > span || bytes > span - offset)
       throw BackendError(fmt::format("{} bytes at {:#x} run past their buffer", bytes, address), false);
-    return it->second.data + offset;
+    return static_cast<char*>(b.mapping) + offset;
   }
 
   static KernelRequest launch_request(KernelOp op, Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
@@ -170,6 +194,7 @@ class IsolatedHostBackend final : public Backend {
   host::KernelProcess kernels_;
   DeviceInfo info_;
   std::map<uint64_t, SharedBuffer> buffers_;
+  std::map<uint64_t, std::vector<KernelParam>> params_;  // by kernel handle
 };
 
 // How many threads this process has (1 when it cannot tell).

@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "backends/host/guarded_memory.h"
+#include "backends/host/host_params.h"
 #include "backends/host/kernel_channel.h"
 
 namespace hk::host {
@@ -65,7 +66,7 @@ class Server {
     r.seq = q.seq;
     try {
       switch (q.op) {
-        case KernelOp::load: r.value = load(fd, q.bytes, tail); break;
+        case KernelOp::load: r.value = load(fd, q.bytes, tail, reply_tail); break;
         case KernelOp::map: r.value = map(fd, q.bytes); break;
         case KernelOp::unmap: unmap(q.handle); break;
         case KernelOp::launch: launch(q); break;
@@ -88,7 +89,8 @@ class Server {
   }
 
  private:
-  uint64_t load(int fd, uint64_t bytes, const std::string& symbol) {
+  // reply_tail: the kernel's parameters (host_params.h), for the worker's check of the arguments.
+  uint64_t load(int fd, uint64_t bytes, const std::string& symbol, std::string& reply_tail) {
     std::string binary(bytes, '\0');
     for (size_t off = 0; off < binary.size();) {
       const ssize_t n = pread(fd, binary.data() + off, binary.size() - off, static_cast<off_t>(off));
@@ -96,6 +98,7 @@ class Server {
       off += static_cast<size_t>(n);
     }
     kernels_.push_back(local_.load(binary, symbol));
+    reply_tail = host_params_text(local_.parameters(kernels_.back()).value_or(std::vector<KernelParam>{}));
     return kernels_.size();  // handles start at 1
   }
 
