@@ -24,6 +24,7 @@
 #include "backends/host/block_scheduler.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_compiler.h"
+#include "backends/host/static_shared.h"
 #include "host_profile.h"
 
 namespace hk {
@@ -34,6 +35,7 @@ constexpr size_t kFiberStackBytes = 256 * 1024;
 struct LoadedKernel {
   host::BlockScheduler::Entry entry;
   int arity;
+  int64_t static_shared_bytes;
 };
 
 std::string cpu_model() {
@@ -166,15 +168,16 @@ class HostBackend final : public Backend {
     auto arity = reinterpret_cast<int (*)()>(dlsym(lib, ("hk_host_arity_" + symbol).c_str()));
     auto fn = reinterpret_cast<host::BlockScheduler::Entry>(dlsym(lib, ("hk_host_entry_" + symbol).c_str()));
     if (!arity || !fn) throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
-    kernels_.push_back(LoadedKernel{fn, arity()});
+    kernels_.push_back(LoadedKernel{fn, arity(), host::static_shared_bytes_of_symbol(binary, symbol)});
     return &kernels_.back();
   }
 
-  KernelAttributes attributes(Kernel) override {
-    // Static __shared__ arrays are per-OS-thread variables in the library; their size is not
-    // known per kernel, so only dynamic shared memory is checked against the profile.
-    return KernelAttributes{profile_.max_threads_per_block, 0, 0};
+  // Static __shared__ arrays count against the profile's shared memory as on the GPU.
+  KernelAttributes attributes(Kernel k) override {
+    return KernelAttributes{profile_.max_threads_per_block, static_cast<const LoadedKernel*>(k)->static_shared_bytes, 0};
   }
+
+
 
   void allow_dynamic_shared(Kernel, int64_t) override {}
 

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/kernel_process.h"
+#include "backends/host/static_shared.h"
 
 namespace hk {
 namespace {
@@ -51,7 +52,11 @@ class IsolatedHostBackend final : public Backend {
   const std::string& note() const { return kernels_.note(); }
   const DeviceInfo& device() const override { return info_; }
   CompileOutput compile(const CompileRequest& request) override { return local_->compile(request); }
-  KernelAttributes attributes(Kernel) override { return local_->attributes(nullptr); }  // the profile's, for every kernel
+  // The profile's limits; the kernel's own __shared__ arrays, read from its library here.
+  KernelAttributes attributes(Kernel k) override {
+    const auto it = static_shared_.find(k);
+    return KernelAttributes{info_.max_threads_per_block, it == static_shared_.end() ? 0 : it->second, 0};
+  }
   void allow_dynamic_shared(Kernel, int64_t) override {}
 
   Kernel load(const std::string& binary, const std::string& symbol) override {
@@ -69,7 +74,9 @@ class IsolatedHostBackend final : public Backend {
       if (!written) throw BackendError(std::string("cannot write the kernel library to shared memory: ") + std::strerror(errno), false);
       const uint64_t handle = kernels_.call(q, symbol, fd).value;
       close(fd);
-      return reinterpret_cast<Kernel>(static_cast<uintptr_t>(handle));
+      const Kernel k = reinterpret_cast<Kernel>(static_cast<uintptr_t>(handle));
+      static_shared_[k] = host::static_shared_bytes_of_symbol(binary, symbol);
+      return k;
     } catch (...) {
       close(fd);
       throw;
@@ -170,6 +177,7 @@ class IsolatedHostBackend final : public Backend {
   host::KernelProcess kernels_;
   DeviceInfo info_;
   std::map<uint64_t, SharedBuffer> buffers_;
+  std::map<Kernel, int64_t> static_shared_;  // each loaded kernel's __shared__ bytes
 };
 
 // How many threads this process has (1 when it cannot tell).
