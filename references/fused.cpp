@@ -34,8 +34,9 @@ HK_REFERENCE(fused_qk_concat) {
   }
 }
 
-// Split packed qkv [T, (Hq + 2 Hk) * D] into q, k, v; neox RoPE on q and k, all in double:
-// angle = pos * theta^(-2i/D), pairs (i, i + D/2).
+// Split packed qkv [T, (Hq + 2 Hk) * D] into q, k, v; neox RoPE on q and k in double, by the
+// angle pos * theta^(-2i/D) formed in f32 as the kernel's contract says (rope_cos_sin_f32_angle),
+// pairs (i, i + D/2).
 HK_REFERENCE(fused_qkv_split_qk_rope) {
   const int64_t Hq = ctx.integer("Hq"), Hk = ctx.integer("Hk"), D = ctx.integer("D");
   const double theta = static_cast<float>(ctx.num("theta"));  // passed to the kernel as f32
@@ -48,7 +49,7 @@ HK_REFERENCE(fused_qkv_split_qk_rope) {
   auto v = ctx.matrix("v", tokens, Hk * D);
   std::vector<double> cs, sn;
   for (int64_t t = 0; t < tokens; ++t) {
-    hk::ref::rope_cos_sin(pos[t], theta, D, cs, sn);
+    hk::ref::rope_cos_sin_f32_angle(pos[t], theta, D, cs, sn);
     for (int64_t h = 0; h < Hq + Hk; ++h) {
       auto out = h < Hq ? q.row(t * Hq + h) : k.row(t * Hk + (h - Hq));
       for (int64_t i = 0; i < half; ++i) {

@@ -102,6 +102,25 @@ std::vector<std::string> define_options(const CasePlan& plan) {
   return options;
 }
 
+namespace {
+
+// A tolerance wider than the dtype's default in any field (or allowing a fraction of elements
+// to mismatch) must say why.
+void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, const std::string& what) {
+  const Tolerance d = default_tolerance(dtype);
+  std::string wider;
+  if (s.atol && *s.atol > d.atol) wider = fmt::format("atol {:g} > {:g}", *s.atol, d.atol);
+  else if (s.rtol && *s.rtol > d.rtol) wider = fmt::format("rtol {:g} > {:g}", *s.rtol, d.rtol);
+  else if (s.ulps && *s.ulps > d.ulps) wider = fmt::format("ulps {:g} > {:g}", *s.ulps, d.ulps);
+  else if (s.max_mismatch_fraction && *s.max_mismatch_fraction > 0) wider = fmt::format("max_mismatch_fraction {:g}", *s.max_mismatch_fraction);
+  if (wider.empty() || !s.why.empty()) return;
+  throw PlanError(path, fmt::format("{}{} is looser than the {} default and has no \"why\": say what error the kernel's arithmetic needs "
+                                    "(e.g. \"bf16 output: 0.5 ulp rounding + f32 accumulation over K\")",
+                                    what, wider, dtype_name(dtype)));
+}
+
+}  // namespace
+
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
   CasePlan plan;
   plan.kernel = k.name;
@@ -148,6 +167,9 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
         if (it->second.max_mismatch_fraction) spec.max_mismatch_fraction = it->second.max_mismatch_fraction;
         if (it->second.hard_ulps) spec.hard_ulps = it->second.hard_ulps;
       }
+      require_why(ts.tolerance, t.dtype, path + "/tolerance", "");
+      if (const auto it = c.tolerance.find(ts.name); it != c.tolerance.end())
+        require_why(it->second, t.dtype, k.json_path + "/cases", fmt::format("case '{}', the tolerance of '{}': ", c.name, ts.name));
       if (spec.atol) t.tolerance.atol = *spec.atol;
       if (spec.rtol) t.tolerance.rtol = *spec.rtol;
       if (spec.ulps) t.tolerance.ulps = *spec.ulps;

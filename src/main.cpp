@@ -6,6 +6,7 @@
 #include "diff_command.h"
 #include "exit_codes.h"
 #include "merge_command.h"
+#include "mutate/mutate_command.h"
 #include "run_command.h"
 #include "worker.h"
 
@@ -40,6 +41,7 @@ constexpr SharedMode kShared[] = {
     {ModeName::run, run_command},                  // the default: run the cases, write the reports
     {ModeName::list, list_command},                // --list: kernels and cases, nothing run
     {ModeName::compile_only, compile_only_mode},   // --compile-only --arch A: compile, no device
+    {ModeName::mutate, mutate_command},            // mutate: mutants of the kernels, run against their cases
     {ModeName::diff_legacy, legacy_diff},          // --diff A B: the older spelling of `diff`
     {ModeName::worker, worker},                    // internal: runs cases for a parent
     {ModeName::compile_worker, compile_worker},    // internal: compiles for a compile-only parent

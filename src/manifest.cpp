@@ -124,6 +124,7 @@ ToleranceSpec read_tolerance(const json& v, const std::string& path) {
   get("ulps", t.ulps);
   get("max_mismatch_fraction", t.max_mismatch_fraction);
   get("hard_ulps", t.hard_ulps);
+  if (v.contains("why")) t.why = v["why"].get<std::string>();
   if (t.max_mismatch_fraction && *t.max_mismatch_fraction > 1)
     fail(path + "/max_mismatch_fraction", "expected a fraction between 0 and 1");
   return t;
@@ -408,9 +409,27 @@ void read_sources(const json& v, const std::string& path, const std::string& fil
   k.source = k.vendor_sources.count("cuda") ? k.vendor_sources["cuda"] : k.vendor_sources["hip"];
 }
 
+// "equivalent_mutants": [{"id": "arith_swap@12:30/-", "why": "..."}], each id once.
+std::vector<EquivalentMutant> read_equivalent_mutants(const json& v, const std::string& path) {
+  if (!v.is_array()) fail(path, fmt::format("expected an array of {{\"id\", \"why\"}}, got {}", kind_of(v)));
+  std::vector<EquivalentMutant> out;
+  std::set<std::string> ids;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string p = fmt::format("{}/{}", path, i);
+    if (!v[i].is_object()) fail(p, fmt::format("expected an object {{\"id\", \"why\"}}, got {}", kind_of(v[i])));
+    check_keys(v[i], p, {"id", "why"});
+    EquivalentMutant m{need_string(v[i], "id", p), need_string(v[i], "why", p)};
+    if (m.id.find('@') == std::string::npos) fail(p + "/id", "expected a mutant id as `hkcheck mutate` reports it, OPERATOR@LINE:COLUMN/EDIT");
+    if (m.why.empty()) fail(p + "/why", "expected the reason no output can change");
+    if (!ids.insert(m.id).second) fail(p + "/id", "mutant '" + m.id + "' is listed twice");
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat"});
+  check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat", "equivalent_mutants"});
   KernelSpec k;
   k.manifest = file;
   k.json_path = path;
@@ -444,6 +463,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   }
   if (v.contains("expect")) k.expect = read_expectations(v["expect"], path + "/expect");
   k.repeat = read_repeat(v, path);
+  if (v.contains("equivalent_mutants")) k.equivalent_mutants = read_equivalent_mutants(v["equivalent_mutants"], path + "/equivalent_mutants");
   const json& tensors = need(v, "tensors", path);
   if (!tensors.is_array() || tensors.empty()) fail(path + "/tensors", "expected a non-empty array of tensors");
   std::set<std::string> names;

@@ -23,6 +23,9 @@ struct ToleranceSpec {
   // Quantized outputs: the fraction of elements allowed outside atol/rtol/ulps, and a hard cap
   // in ulps that no element may pass even then (docs/manifest.md, "Quantized outputs").
   std::optional<double> max_mismatch_fraction, hard_ulps;
+  // Why this much error is right for the kernel. A tolerance looser than its dtype's default
+  // (case_plan.h) without one is a manifest error: a width nobody can justify hides bugs.
+  std::string why;
 };
 
 
@@ -85,6 +88,12 @@ struct CompileSection {
   std::vector<std::string> options;            // in order; relative paths resolved (manifest_compile.h)
 };
 
+// A mutant of the kernel's source (`hkcheck mutate`, docs/mutate.md) that cannot change any
+// output, so no case can kill it: its id as the mutation report gives it, and why.
+struct EquivalentMutant {
+  std::string id, why;
+};
+
 struct KernelSpec {
   std::string name;
   std::string manifest;   // path of the manifest file
@@ -115,6 +124,7 @@ struct KernelSpec {
   std::optional<double> timeout;
   std::vector<ExpectedVerdict> expect;  // verdicts every case of this kernel is known to reach
   std::optional<int> repeat;
+  std::vector<EquivalentMutant> equivalent_mutants;
 };
 
 // A case's time limit, from the manifest or --timeout: beyond a day it is a typo, and a deadline

@@ -31,6 +31,8 @@ namespace {
 namespace fs = std::filesystem;
 using CaseKey = std::pair<std::string, std::string>;  // kernel, case
 
+}  // namespace
+
 RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   RunOptions o{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.backend, s.devices.front(), s.timeout, 120, s.seed, s.cache_dir,
                {"--host-profile", s.host.profile, "--host-threads", std::to_string(s.host.threads), "--cpu-threads",
@@ -48,6 +50,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   if (!has_terminal()) o.worker_args.push_back("--resume-stopped-parent");
   return o;
 }
+
+namespace {
 
 // Opens the first device; every other of --devices must be the same kind of GPU, since the
 // results name one. False (printed) when they differ.

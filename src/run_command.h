@@ -2,12 +2,17 @@
 // each result as it comes, and writes the reports; --resume finishes an interrupted run.
 #pragma once
 
+#include "cli/selected_cases.h"
 #include "cli/settings.h"
+#include "runner.h"
 
 namespace hk {
 
 // Returns the exit code (exit_codes.h).
 int run_command(Settings& s);
+
+// The runner's options for the selected cases as s says, their references built (s.devices set).
+RunOptions runner_options(const Settings& s, const SelectedCases& sel);
 
 // The list mode: the selected kernels and their cases, without running anything.
 int list_command(Settings& s);

@@ -24,7 +24,7 @@ json valid_kernel(const std::string& name = "copy_kernel") {
     "cases": [{"name": "small", "params": {"n": 7}},
               {"sweep": {"n": [1, 1000], "dtype": ["f32", "bf16"]}}],
     "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
-                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out", "tolerance": {"ulps": 2}}],
+                {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out", "tolerance": {"ulps": 2, "why": "test"}}],
     "args": ["out", "x", {"dtype": "i32", "value": "n"}],
     "launch": {"grid": ["ceil_div(n, 256)"], "block": [256]}
   })J");
@@ -195,6 +195,40 @@ TEST_F(Fixture, OneBrokenKernelDoesNotStopTheOthers) {
   EXPECT_EQ(m.kernels[0].name, "good1");
   EXPECT_EQ(m.kernels[1].name, "good2");
   EXPECT_EQ(m.failed_kernels, std::vector<std::string>{"bad"});
+}
+
+// A tolerance looser than its dtype's default is an error without a reason; one that only
+// tightens (or restates) the default needs none.
+TEST_F(Fixture, ALoosenedToleranceWithoutWhyIsAnError) {
+  json k = valid_kernel();
+  k["tensors"][1]["tolerance"] = {{"ulps", 2}};
+  EXPECT_NE(error_of(k).find("/kernels/0/tensors/1/tolerance: case 'small': ulps 2 > 0 is looser than the f32 default and has no \"why\""),
+            std::string::npos)
+      << error_of(k);
+  k["tensors"][1]["tolerance"] = {{"atol", 1e-6}, {"ulps", 0}};
+  EXPECT_TRUE(load_kernels({k}).errors.empty());
+  k["tensors"][1]["tolerance"] = {{"max_mismatch_fraction", 0.01}};
+  EXPECT_NE(error_of(k).find("max_mismatch_fraction 0.01"), std::string::npos);
+  k["tensors"][1]["tolerance"] = {{"atol", 0}};
+  k["cases"] = json::parse(R"([{"name": "a", "params": {"dtype": "bf16"}, "tolerance": {"out": {"atol": 0.01}}}])");
+  EXPECT_NE(error_of(k).find("case 'a', the tolerance of 'out': atol 0.01 > 0.001 is looser than the bf16 default"), std::string::npos) << error_of(k);
+  k["cases"][0]["tolerance"]["out"]["why"] = "bf16 output of a 4096-term sum";
+  EXPECT_TRUE(load_kernels({k}).errors.empty());
+}
+
+TEST_F(Fixture, EquivalentMutantsNeedAnIdAndAReason) {
+  json k = valid_kernel();
+  k["equivalent_mutants"] = json::parse(R"([{"id": "sync_removed@4:3/removed", "why": "nothing shared"}])");
+  const ManifestLoad m = load_kernels({k});
+  ASSERT_TRUE(m.errors.empty()) << m.errors[0];
+  ASSERT_EQ(m.kernels[0].equivalent_mutants.size(), 1u);
+  EXPECT_EQ(m.kernels[0].equivalent_mutants[0].why, "nothing shared");
+  k["equivalent_mutants"][0]["id"] = "sync_removed";
+  EXPECT_NE(error_of(k).find("/equivalent_mutants/0/id: expected a mutant id"), std::string::npos);
+  k["equivalent_mutants"] = json::parse(R"([{"id": "a@1:1/x", "why": "w"}, {"id": "a@1:1/x", "why": "w"}])");
+  EXPECT_NE(error_of(k).find("/equivalent_mutants/1/id: mutant 'a@1:1/x' is listed twice"), std::string::npos);
+  k["equivalent_mutants"] = json::parse(R"([{"id": "a@1:1/x"}])");
+  EXPECT_NE(error_of(k).find("/equivalent_mutants/0/why: required field is missing"), std::string::npos) << error_of(k);
 }
 
 TEST_F(Fixture, CaseToleranceMustNameAnOutput) {

@@ -141,7 +141,7 @@ struct ManifestFixture : ::testing::Test {
       "tensors": [{"name": "x", "dtype": "f32", "shape": ["M", "D"], "role": "in", "init": {"kind": "normal"}},
                   {"name": "scale", "dtype": "f32", "shape": ["M"], "role": "out"},
                   {"name": "q", "dtype": "i8", "shape": ["M", "D"], "role": "out",
-                   "tolerance": {"ulps": 1, "max_mismatch_fraction": 0.01, "hard_ulps": 1},
+                   "tolerance": {"ulps": 1, "max_mismatch_fraction": 0.01, "hard_ulps": 1, "why": "test"},
                    "dequant": {"scale": "scale", "against": "x", "max_rel_l2": 0.01}}],
       "args": ["q", "scale", "x"],
       "launch": {"grid": ["M"], "block": [64]}

@@ -78,7 +78,7 @@ TEST(Repro, FolderHoldsAOneCaseManifestTheSourceInputsOptionsAndCommand) {
     "name": "copy_kernel", "source": "k.cu", "entry": "copy", "reference": "copy",
     "defines": {"T": "$dtype"}, "params": {"n": 100, "dtype": "f32"},
     "cases": [{"name": "small", "params": {"n": 7}},
-              {"sweep": {"n": [5, 9], "dtype": ["f32", "bf16"]}, "tolerance": {"out": {"atol": 0.5}}}],
+              {"sweep": {"n": [5, 9], "dtype": ["f32", "bf16"]}, "tolerance": {"out": {"atol": 0.5, "why": "test"}}}],
     "tensors": [{"name": "x", "dtype": "$dtype", "shape": ["n"], "role": "in", "init": {"kind": "normal"}},
                 {"name": "out", "dtype": "$dtype", "shape": ["n"], "role": "out"}],
     "args": ["out", "x", {"dtype": "i32", "value": "n"}],

@@ -25,6 +25,7 @@
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_compiler.h"
 #include "backends/host/host_params.h"
+#include "backends/host/static_shared.h"
 #include "host_profile.h"
 
 namespace hk {
@@ -36,6 +37,7 @@ struct LoadedKernel {
   host::BlockScheduler::Entry entry;
   int arity;
   std::vector<KernelParam> params;
+  int64_t static_shared_bytes;
 };
 
 std::string cpu_model() {
@@ -170,15 +172,16 @@ class HostBackend final : public Backend {
     auto params = reinterpret_cast<const char* (*)()>(dlsym(lib, ("hk_host_params_" + symbol).c_str()));
     if (!arity || !fn || !params)
       throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
-    kernels_.push_back(LoadedKernel{fn, arity(), host::parse_host_params(params())});
+    kernels_.push_back(LoadedKernel{fn, arity(), host::parse_host_params(params()), host::static_shared_bytes_of_symbol(binary, symbol)});
     return &kernels_.back();
   }
 
-  KernelAttributes attributes(Kernel) override {
-    // Static __shared__ arrays are per-OS-thread variables in the library; their size is not
-    // known per kernel, so only dynamic shared memory is checked against the profile.
-    return KernelAttributes{profile_.max_threads_per_block, 0, 0};
+  // Static __shared__ arrays count against the profile's shared memory as on the GPU.
+  KernelAttributes attributes(Kernel k) override {
+    return KernelAttributes{profile_.max_threads_per_block, static_cast<const LoadedKernel*>(k)->static_shared_bytes, 0};
   }
+
+
 
   void allow_dynamic_shared(Kernel, int64_t) override {}
 

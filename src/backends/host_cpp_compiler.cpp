@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backends/host/host_compiler.h"
+#include "backends/host/static_shared.h"
 #include "compiler.h"
 #include "host_profile.h"
 
@@ -11,7 +12,8 @@ namespace {
 
 class HostCppCompiler final : public Compiler {
  public:
-  HostCppCompiler(const HostProfile& profile, std::string cache_dir) : warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)) {
+  HostCppCompiler(const HostProfile& profile, std::string cache_dir)
+      : profile_(profile), warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)) {
     try {
       cxx_ = host::find_compiler();
     } catch (const std::exception& e) {
@@ -22,11 +24,29 @@ class HostCppCompiler final : public Compiler {
   std::string version() const override { return cxx_.version; }
 
   CompileOutput compile(const CompileRequest& q) override {
-    const host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_);
+    host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_);
+    if (r.ok) refuse_static_shared_over_limit(r);
     return CompileOutput{r.ok, r.library, r.log, r.symbols, {}};
   }
 
  private:
+  // A GPU compiler refuses a kernel whose __shared__ arrays are over the per-block limit (ptxas:
+  // "uses too much shared data"; AMD: local memory exceeds the LDS): the profile's GPU would, so
+  // this compile does, with the figures. Dynamic shared memory is checked at launch (HW_LIMIT).
+  void refuse_static_shared_over_limit(host::HostCompileResult& r) const {
+    for (const auto& [entry, symbol] : r.symbols) {
+      const int64_t bytes = host::static_shared_bytes_of_symbol(r.library, symbol);
+      if (bytes <= profile_.shared_per_block) continue;
+      r.ok = false;
+      r.log += fmt::format(
+          "hkcheck host backend: entry '{}' declares {} bytes of static shared memory (__shared__ arrays), {} over the {} bytes "
+          "a kernel may declare statically on {} (host profile {}); {}'s compiler refuses it likewise\n",
+          entry, bytes, bytes - profile_.shared_per_block, profile_.shared_per_block, profile_.arch, profile_.name, profile_.arch);
+    }
+  }
+
+  HostProfile profile_;
+
   host::CompilerInfo cxx_;
   int warp_size_;
   std::string cache_dir_;

@@ -20,6 +20,7 @@ std::string description() {
   return "hkcheck: compiles GPU kernels at run time, runs the cases in worker processes, and compares the\n"
          "outputs with CPU references.\n\n"
          "Modes: hkcheck [run] (the default), hkcheck list (or --list), hkcheck compile-only (or --compile-only),\n"
+         "hkcheck mutate [kernels] (mutants of the kernels' sources, docs/mutate.md),\n"
          "hkcheck diff A B, hkcheck merge OUT PART...; `hkcheck diff --help` and `hkcheck merge --help` tell more.\n\n"
          "Verdicts:\n" +
          verdicts +
@@ -150,6 +151,14 @@ void add_run(CLI::App& app, Settings& s) {
       ->type_name("DIR");
 }
 
+void add_mutate(CLI::App& app, MutateSettings& m) {
+  app.add_option("--budget", m.budget_s, "mutate: start no mutant after this many seconds (0: no bound)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
+  app.add_option("--max-mutants", m.max_mutants, "mutate: at most N mutants per kernel, chosen by --seed (0: every one)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 // The modes chosen by a flag (or by the same word first on the command line).
 void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, bool& worker, bool& compile_worker, bool& version) {
   app.add_flag("--list", list, "List kernels and their cases without running anything");
@@ -179,6 +188,8 @@ std::optional<std::string> cross_check(const Settings& s) {
   for (const std::string& a : s.archs)
     if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
+  if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants")))
+    return "--budget and --max-mutants are for `hkcheck mutate`";
   return std::nullopt;
 }
 
@@ -188,6 +199,7 @@ ModeName mode_of(const std::string& word, bool list, bool compile_only, bool wor
   if (diff) return ModeName::diff_legacy;
   if (compile_only || word == "compile-only") return ModeName::compile_only;
   if (list || word == "list") return ModeName::list;
+  if (word == "mutate") return ModeName::mutate;
   return ModeName::run;
 }
 
@@ -199,7 +211,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   s.cache_dir = default_cache_dir();
   // A mode word first ("hkcheck list ...") is the same as its flag.
   std::string word;
-  if (argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "list" || std::string(argv[1]) == "compile-only")) {
+  if (argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "list" || std::string(argv[1]) == "compile-only" ||
+                   std::string(argv[1]) == "mutate")) {
     word = argv[1];
     std::copy(argv + 2, argv + argc, argv + 1);
     --argc;
@@ -210,6 +223,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   add_reports(app, s.report);
   add_device(app, s);
   add_run(app, s);
+  add_mutate(app, s.mutate);
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
   add_mode_flags(app, s, list, compile_only, worker, compile_worker, version);
   try {

@@ -14,7 +14,7 @@
 
 namespace hk {
 
-enum class ModeName { run, list, compile_only, diff_legacy, worker, compile_worker };
+enum class ModeName { run, list, compile_only, mutate, diff_legacy, worker, compile_worker };
 
 // Which cases: the kernels and cases a run, a list or a compile-only takes.
 struct SelectionSettings {
@@ -34,6 +34,12 @@ struct ReportSettings {
   bool no_repro = false;  // no repro folders for the cases that did not pass
 };
 
+// hkcheck mutate (docs/mutate.md).
+struct MutateSettings {
+  double budget_s = 0;     // --budget: no mutant starts after this many seconds (0: no bound)
+  size_t max_mutants = 0;  // --max-mutants: per kernel, chosen by --seed (0: every one)
+};
+
 struct Settings {
   ModeName mode = ModeName::run;
   std::vector<std::string> argv;  // as given, for the reports
@@ -41,6 +47,7 @@ struct Settings {
 
   SelectionSettings select;
   ReportSettings report;
+  MutateSettings mutate;
   std::string root_dir, manifest_dir;
   std::string backend = "auto";
   std::string cache_dir;  // "" with --no-cache

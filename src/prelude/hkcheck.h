@@ -94,6 +94,19 @@ template <> HK_DEVICE i32 from_f32<i32>(float v) { return (i32)rintf(v); }
 template <> HK_DEVICE e8m0 from_f32<e8m0>(float v) { e8m0 r; r.bits = (u8)hk_encode_e8m0(v); return r; }
 HK_DEVICE float to_f32(e8m0 x) { return hk_decode_e8m0<float>(x.bits); }
 
+// from_f32_rz<T>(v): round toward zero into T (bf16, f16, fp8). No kernel should want it: it is
+// the store `hkcheck mutate` swaps in for from_f32 (docs/mutate.md), a bug the checks must catch.
+// A sign-magnitude code one step smaller in magnitude is the next value toward zero.
+template <typename HkT> HK_DEVICE HkT from_f32_rz(float v) {
+  HkT r = from_f32<HkT>(v);
+  const float back = to_f32(r);
+  if (v == v && (back < 0 ? -back : back) > (v < 0 ? -v : v)) r.bits -= 1;
+  return r;
+}
+template <> HK_DEVICE float from_f32_rz<float>(float v) { return v; }
+template <> HK_DEVICE double from_f32_rz<double>(float v) { return v; }
+template <> HK_DEVICE i32 from_f32_rz<i32>(float v) { return (i32)v; }
+
 // fp4 e2m1 codes (4 bits): RNE, saturating to +-6, NaN -> +6.
 HK_DEVICE u8 fp4_encode(float v) { return (u8)hk_encode_float(v, HK_FMT_E2M1); }
 HK_DEVICE float fp4_decode(u8 code) { return hk_decode_float<float>(code & 0xFu, HK_FMT_E2M1); }

@@ -144,7 +144,9 @@ std::string trampolines(const std::vector<std::string>& entries) {
     s += fmt::format("#line 1 \"<entry '{0}'>\"\n"
                      "extern \"C\" int hk_host_arity_{1}(void) {{ return hk_host_arity(&{2}); }}\n"
                      "extern \"C\" const char* hk_host_params_{1}(void) {{ return hk_host_params(&{2}); }}\n"
-                     "extern \"C\" void hk_host_entry_{1}(void** args) {{ hk_host_invoke(&{2}, args); }}\n",
+                     "extern \"C\" void hk_host_entry_{1}(void** args) {{ hk_host_invoke(&{2}, args); }}\n"
+                     // The entry's text, by which the backend finds its __shared__ arrays (static_shared.h).
+                     "extern \"C\" const char hk_host_name_{1}[] = \"{0}\";\n",
                      quoted, entry_symbol(i), entries[i]);
   }
   return s;

@@ -15,6 +15,7 @@
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_params.h"
 #include "backends/host/kernel_process.h"
+#include "backends/host/static_shared.h"
 
 namespace hk {
 namespace {
@@ -55,7 +56,11 @@ class IsolatedHostBackend final : public Backend {
   const std::string& note() const { return kernels_.note(); }
   const DeviceInfo& device() const override { return info_; }
   CompileOutput compile(const CompileRequest& request) override { return local_->compile(request); }
-  KernelAttributes attributes(Kernel) override { return local_->attributes(nullptr); }  // the profile's, for every kernel
+  // The profile's limits; the kernel's own __shared__ arrays, read from its library here.
+  KernelAttributes attributes(Kernel k) override {
+    const auto it = static_shared_.find(k);
+    return KernelAttributes{info_.max_threads_per_block, it == static_shared_.end() ? 0 : it->second, 0};
+  }
   void allow_dynamic_shared(Kernel, int64_t) override {}
   // As the kernel process read them from the library: what the kernel itself says, which only
   // serves to catch a manifest's mistake, never to judge.
@@ -82,7 +87,9 @@ class IsolatedHostBackend final : public Backend {
       const uint64_t handle = kernels_.call(q, symbol, fd, &params).value;
       close(fd);
       params_[handle] = host::parse_host_params(params);
-      return reinterpret_cast<Kernel>(static_cast<uintptr_t>(handle));
+      const Kernel k = reinterpret_cast<Kernel>(static_cast<uintptr_t>(handle));
+      static_shared_[k] = host::static_shared_bytes_of_symbol(binary, symbol);
+      return k;
     } catch (...) {
       close(fd);
       throw;
@@ -195,6 +202,7 @@ class IsolatedHostBackend final : public Backend {
   DeviceInfo info_;
   std::map<uint64_t, SharedBuffer> buffers_;
   std::map<uint64_t, std::vector<KernelParam>> params_;  // by kernel handle
+  std::map<Kernel, int64_t> static_shared_;  // each loaded kernel's __shared__ bytes
 };
 
 // How many threads this process has (1 when it cannot tell).
