@@ -40,6 +40,7 @@ const Field kFields[] = {
     {"-x", false, [](const RunSpec& s) { return json(s.exit_first); }},
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
+    {"--races", false, [](const RunSpec& s) { return json(s.races); }},
 };
 
 }  // namespace
@@ -76,7 +77,8 @@ void to_json(json& j, const RunSpec& s) {
        {"timeout", s.timeout},
        {"exit_first", s.exit_first},
        {"time_launches", s.time_launches},
-       {"sanitize", s.sanitize}};
+       {"sanitize", s.sanitize},
+       {"races", s.races}};
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -100,6 +102,8 @@ void from_json(const json& j, RunSpec& s) {
   s.exit_first = j.at("exit_first").get<bool>();
   s.time_launches = j.at("time_launches").get<int>();
   s.sanitize = j.at("sanitize").get<std::string>();
+  // Records written before --races existed lack it; they ran without the detector.
+  s.races = j.contains("races") ? j.at("races").get<bool>() : false;
 }
 
 std::vector<SpecDifference> spec_differences(const RunSpec& a, const RunSpec& b, bool local_fields) {
