@@ -1,5 +1,5 @@
 # Runs the known-bad corpus on one backend and checks every verdict it declares:
-#   cmake -DHKCHECK=... -DCHECKER=... -DCORPUS=... -DBACKEND=host [-DHOST_PROFILE=mi355x] -DOUT=... -P run_known_bad.cmake
+#   cmake -DHKCHECK=... -DCHECKER=... -DCORPUS=... -DBACKEND=host [-DHOST_PROFILE=mi355x] [-DEXTRA=--races] -DOUT=... -P run_known_bad.cmake
 # A run of the corpus is all XFAIL and PASS, so hkcheck itself must exit 0 as well. An "expect"
 # may name an arch, and on the host backend the profile decides the arch (h100 when not given).
 file(REMOVE_RECURSE "${OUT}")
@@ -8,7 +8,7 @@ if(HOST_PROFILE)
   set(profile_args --host-profile "${HOST_PROFILE}")
 endif()
 execute_process(
-  COMMAND "${HKCHECK}" --manifests "${CORPUS}" --backend "${BACKEND}" ${profile_args} --out "${OUT}" --no-cache --timeout 30
+  COMMAND "${HKCHECK}" --manifests "${CORPUS}" --backend "${BACKEND}" ${profile_args} ${EXTRA} --out "${OUT}" --no-cache --timeout 30
   RESULT_VARIABLE run_rc)
 if(NOT EXISTS "${OUT}/test_results.json")
   message(FATAL_ERROR "hkcheck wrote no results (exit ${run_rc})")
