@@ -77,7 +77,6 @@ HK_ATOMICS(8, uint8_t)
 HK_ATOMICS(16, uint16_t)
 HK_ATOMICS(32, uint32_t)
 HK_ATOMICS(64, uint64_t)
-HK_ATOMICS(128, unsigned __int128)
 
 HK_RACE_API void __tsan_atomic_thread_fence(int mo) {
   (void)mo;
