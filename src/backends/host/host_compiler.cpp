@@ -161,8 +161,9 @@ std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, bool
   // no such symbols and does not know the option.
   if (!is_clang(cxx)) flags.push_back("-fno-gnu-unique");
   // g++ warns that it cannot instrument fences; hk_host_races.c gets every fence as a call.
-  // Line tables (-g1) let a race report name the source lines (source_line.h).
-  if (races) flags.insert(flags.end(), {"-fsanitize=thread", "-g1", is_clang(cxx) ? "-Wno-unknown-warning-option" : "-Wno-tsan"});
+  // Line tables (-g1) let a race report name the source lines (source_line.h); DWARF 4, whose
+  // file numbering this addr2line reads right (with DWARF 5 it named the generated file).
+  if (races) flags.insert(flags.end(), {"-fsanitize=thread", "-g1", "-gdwarf-4", is_clang(cxx) ? "-Wno-unknown-warning-option" : "-Wno-tsan"});
   return flags;
 }
 
