@@ -84,6 +84,21 @@ void last_block(Launch& l, bool fenced) {
   l.read(7, &l.global[0]);
 }
 
+// Every thread of block 0 stores and fences, a barrier, then thread 0 alone counts the block in.
+TEST(RaceDetector, FencesBeforeABarrierAreReleasedByAnyThreadsAtomic) {
+  Launch l(2);
+  l.block(0);
+  l.write(9, &l.global[9]);
+  l.d.fence(9);
+  l.d.block_barrier();
+  l.d.atomic(0, reinterpret_cast<uintptr_t>(&l.global[63]));
+  l.block(1);
+  l.d.atomic(0, reinterpret_cast<uintptr_t>(&l.global[63]));
+  l.d.block_barrier();
+  l.read(3, &l.global[9]);
+  EXPECT_FALSE(l.d.take_report());
+}
+
 TEST(RaceDetector, FencedAtomicOrdersAcrossBlocks) {
   Launch l(2);
   last_block(l, true);

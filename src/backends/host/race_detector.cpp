@@ -55,6 +55,7 @@ void RaceDetector::begin_block(int64_t linear_block, hk_host_dim3 block_idx, con
   own_.assign(n, Knowledge{});
   block_knowledge_.clear();
   released_.assign(n, nullptr);
+  block_released_.clear();
 }
 
 RaceDetector::Shadow* RaceDetector::shadow_of(uintptr_t a) {
@@ -163,6 +164,7 @@ void RaceDetector::atomic(int thread, uintptr_t address) {
   const auto it = sync_.find(address);
   if (it != sync_.end()) join(own_[me], it->second);
   if (released_[me]) join(sync_[address], *released_[me]);
+  if (!block_released_.empty()) join(sync_[address], block_released_);
 }
 
 void RaceDetector::block_barrier() {
@@ -170,6 +172,7 @@ void RaceDetector::block_barrier() {
     block_sync_[j] = warp_sync_[j] = ++clock_[j];
     join(block_knowledge_, own_[j]);
     own_[j].clear();
+    if (released_[j]) join(block_released_, *released_[j]);
   }
 }
 

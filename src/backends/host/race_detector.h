@@ -9,10 +9,11 @@
 // - the same thread (program order);
 // - __syncthreads (and the votes built on it) between them, for threads of one block; a warp
 //   collective (__syncwarp, shuffles, ballots, tile syncs), for lanes of one warp;
-// - across blocks, and beyond barriers: a thread's __threadfence, then its atomic on a location,
-//   then another thread's atomic on that location: what the first thread saw before its fence
-//   happens before what the second does after its atomic (the last-block-done pattern). An atomic
-//   without a fence before it releases nothing: GPU atomics are relaxed;
+// - across blocks, and beyond barriers: a thread's __threadfence, then an atomic on a location by
+//   it or (after a barrier) by any thread of its block, then another thread's atomic on that
+//   location: what the first thread saw before its fence happens before what the second does
+//   after its atomic (the last-block-done pattern). An atomic without a fence before it releases
+//   nothing: GPU atomics are relaxed;
 // - launches: each launch starts with empty records.
 // Fibers of a block never interleave between a load and a store, so the detector never looks at
 // values, only at this order; the host runs the launch's blocks one after another on one OS thread.
@@ -89,6 +90,10 @@ class RaceDetector {
   std::vector<Knowledge> own_;        // what each thread learnt by atomics since the last barrier
   Knowledge block_knowledge_;         // what every thread of the block knows
   std::vector<std::shared_ptr<const Knowledge>> released_;  // each thread's knowledge at its last fence
+  // What the block's threads had fenced before the last barrier: fences are cumulative, so an
+  // atomic after the barrier releases it whichever thread does the atomic (each thread stores
+  // its part, fences, __syncthreads, thread 0 counts the block in).
+  Knowledge block_released_;
   std::unordered_map<uintptr_t, Knowledge> sync_;  // what atomics on each location carry
   std::optional<RaceReport> report_;
 };
