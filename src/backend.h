@@ -141,6 +141,9 @@ struct HostOptions {
   std::string profile = "h100";  // the declared device limits: host_profile.h
   int threads = 0;               // OS threads running blocks; 0: one per core
   std::string cache_dir;         // where the compiler keeps its prelude (host_prelude.h); "": nowhere
+  // --races: kernels are built with thread-sanitizer instrumentation and every launch runs under
+  // the happens-before race detector (backends/host/race_detector.h), its blocks on one OS thread.
+  bool races = false;
 };
 
 // Opens the named backend ("cuda", "hip" or "host") on device index; throws BackendUnavailable.

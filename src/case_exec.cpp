@@ -32,6 +32,7 @@
 #include "guard.h"
 #include "kernel_params.h"
 #include "parallel_for.h"
+#include "race_verdict.h"
 #include "repeat_compare.h"
 #include "reference.h"
 #include "reference_inputs.h"
@@ -458,6 +459,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     r.launches = launches;
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
     std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
+    std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
     for (int launch = 1; launch <= launches; ++launch) {
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const size_t bytes = plan.tensors[i].bytes();
@@ -466,7 +468,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
         be.upload(guards[i].after_at, guards[i].after.data(), guards[i].after.size());
       }
       const auto t_kernel = Clock::now();
-      be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
+      try {
+        be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
+      } catch (const RacesFound& e) {
+        if (!race) race = e.report;
+      }
       be.synchronize();
       if (launch == 1) r.timings.kernel_ms = ms_since(t_kernel);
 
@@ -546,6 +552,12 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
     else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
+    if (race) {  // whatever the outputs say: a GPU may interleave the accesses the host ran in order
+      std::vector<uint64_t> allocations;
+      for (const uint64_t p : ptrs) allocations.push_back(p - kGuardBytes);
+      r.status = Status::FAIL;
+      r.message = race_message(*race, job.kernel, plan.tensors, allocations, kGuardBytes);
+    }
     if (r.status == Status::PASS && every_tensor_empty(plan)) skip_empty_case(r);
     // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
     if (r.status == Status::PASS && job.time_launches > 0) r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);

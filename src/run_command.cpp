@@ -39,6 +39,7 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                {"--host-profile", s.host.profile, "--host-threads", std::to_string(s.host.threads), "--cpu-threads",
                 std::to_string(worker_cpu_threads())},
                s.repeat};
+  if (s.host.races) o.worker_args.push_back("--races");
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
   o.references = build_references(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});

@@ -26,6 +26,9 @@
 #include "backends/host/host_compiler.h"
 #include "backends/host/host_params.h"
 #include "backends/host/static_shared.h"
+#include "backends/host/module_tls.h"
+#include "backends/host/race_detector.h"
+#include "race_report.h"
 #include "host_profile.h"
 
 namespace hk {
@@ -38,6 +41,7 @@ struct LoadedKernel {
   int arity;
   std::vector<KernelParam> params;
   int64_t static_shared_bytes;
+  void* library;  // its dlopen handle
 };
 
 std::string cpu_model() {
@@ -106,6 +110,12 @@ class HostBackend final : public Backend {
     profile_ = *p;
     compiler_ = open_compiler("host", profile_.arch, opt);
     threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // The detector orders accesses by happens-before, not by when they ran, so one OS thread
+    // loses nothing and keeps its records free of locks and its reports the same run to run.
+    if (opt.races) {
+      races_ = std::make_unique<host::RaceDetector>();
+      threads_ = 1;
+    }
     runtime_ = host::BlockScheduler::runtime(profile_.warp_size);
     install_fault_handlers();
     utsname u{};
@@ -113,8 +123,8 @@ class HostBackend final : public Backend {
     info_.backend = "host";
     info_.name = "host " + profile_.name;
     info_.arch = profile_.arch;
-    info_.driver_version = fmt::format("{} on {} {} ({} threads); limits of the {} profile: {}", cpu_model(), u.sysname,
-                                       u.release, threads_, profile_.name, profile_.emulates);
+    info_.driver_version = fmt::format("{} on {} {} ({} threads{}); limits of the {} profile: {}", cpu_model(), u.sysname, u.release,
+                                       threads_, races_ ? ", race detection" : "", profile_.name, profile_.emulates);
     info_.runtime_version = compiler_->version();
     info_.max_threads_per_block = profile_.max_threads_per_block;
     info_.max_block = profile_.max_block;
@@ -172,7 +182,7 @@ class HostBackend final : public Backend {
     auto params = reinterpret_cast<const char* (*)()>(dlsym(lib, ("hk_host_params_" + symbol).c_str()));
     if (!arity || !fn || !params)
       throw MissingEntry("the compiled library has no trampoline '" + symbol + "' (the entry was not requested at compile time)");
-    kernels_.push_back(LoadedKernel{fn, arity(), host::parse_host_params(params()), host::static_shared_bytes_of_symbol(binary, symbol)});
+    kernels_.push_back(LoadedKernel{fn, arity(), host::parse_host_params(params()), host::static_shared_bytes_of_symbol(binary, symbol), lib});
     return &kernels_.back();
   }
 
@@ -233,9 +243,17 @@ class HostBackend final : public Backend {
         host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
         std::vector<unsigned char> shared(static_cast<size_t>(shared_bytes) + 16);
         void* dyn = shared.data() + (16 - reinterpret_cast<uintptr_t>(shared.data()) % 16) % 16;
+        host::ModuleTls static_shared;
+        if (races_) {
+          sched.watch_races(races_.get());
+          static_shared = host::module_tls(kernel->library);
+        }
         for (int64_t b; !failed && (b = next++) < blocks;) {
           const hk_host_dim3 bidx{static_cast<unsigned>(b % grid[0]), static_cast<unsigned>(b / grid[0] % grid[1]),
                                   static_cast<unsigned>(b / (grid[0] * grid[1]))};
+          if (races_)
+            races_->begin_block(b, bidx, {reinterpret_cast<uintptr_t>(dyn), static_cast<size_t>(shared_bytes), "dynamic shared"},
+                                {static_shared.base, static_shared.bytes, "shared"});
           sched.run(bidx, bdim, gdim, dyn, kernel->entry, args);
         }
       } catch (const std::exception& e) {
@@ -243,6 +261,7 @@ class HostBackend final : public Backend {
         if (!failed.exchange(true)) error = e.what();
       }
     };
+    if (races_) races_->begin_launch(watched_buffers(), gdim, bdim, profile_.warp_size);
     const int64_t workers = std::min<int64_t>(threads_, blocks);
     if (workers <= 1) {
       work();
@@ -253,12 +272,21 @@ class HostBackend final : public Backend {
     }
     // A barrier deadlock is the host's picture of a hang: the launch is as unusable as after a fault.
     if (failed) throw BackendError(error, true);
+    if (races_)
+      if (std::optional<RaceReport> race = races_->take_report()) throw RacesFound(std::move(*race));
   }
 
   void synchronize() override {}  // launches run to completion
 
  private:
+  static std::vector<host::RaceDetector::Region> watched_buffers() {
+    std::vector<host::RaceDetector::Region> out;
+    for (const auto& [data, bytes] : host::live_guarded_blocks()) out.push_back({reinterpret_cast<uintptr_t>(data), bytes, "global"});
+    return out;
+  }
+
   HostProfile profile_;
+  std::unique_ptr<host::RaceDetector> races_;
   std::unique_ptr<Compiler> compiler_;
   int threads_ = 1;
   hk_host_runtime runtime_{};

@@ -12,8 +12,8 @@ namespace {
 
 class HostCppCompiler final : public Compiler {
  public:
-  HostCppCompiler(const HostProfile& profile, std::string cache_dir)
-      : profile_(profile), warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)) {
+  HostCppCompiler(const HostProfile& profile, std::string cache_dir, bool races)
+      : profile_(profile), warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)), races_(races) {
     try {
       cxx_ = host::find_compiler();
     } catch (const std::exception& e) {
@@ -21,10 +21,11 @@ class HostCppCompiler final : public Compiler {
     }
   }
 
-  std::string version() const override { return cxx_.version; }
+  // Part of every compiled kernel's cache key: an instrumented build is another binary.
+  std::string version() const override { return races_ ? cxx_.version + " (instrumented for --races)" : cxx_.version; }
 
   CompileOutput compile(const CompileRequest& q) override {
-    host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_);
+    host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_, races_);
     if (r.ok) refuse_static_shared_over_limit(r);
     return CompileOutput{r.ok, r.library, r.log, r.symbols, {}};
   }
@@ -50,6 +51,7 @@ class HostCppCompiler final : public Compiler {
   host::CompilerInfo cxx_;
   int warp_size_;
   std::string cache_dir_;
+  bool races_;
 };
 
 }  // namespace
@@ -57,7 +59,7 @@ class HostCppCompiler final : public Compiler {
 std::unique_ptr<Compiler> open_host_compiler(const HostOptions& host) {
   const HostProfile* p = find_host_profile(host.profile);
   if (!p) throw BackendUnavailable(fmt::format("unknown host profile '{}' (known: {})", host.profile, host_profile_names()));
-  return std::make_unique<HostCppCompiler>(*p, host.cache_dir);
+  return std::make_unique<HostCppCompiler>(*p, host.cache_dir, host.races);
 }
 
 }  // namespace hk

@@ -90,6 +90,9 @@ void add_device(CLI::App& app, Settings& s) {
   app.add_option("--host-threads", s.host.threads, "OS threads the host backend runs blocks on (0: one per core)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--races", s.host.races,
+               "Host backend only: run every case under hkcheck's happens-before race detector (global and shared memory, "
+               "within and across blocks); a race is a FAIL naming both accesses (docs/host_backend.md)");
 }
 
 void add_run(CLI::App& app, Settings& s) {
@@ -190,6 +193,10 @@ std::optional<std::string> cross_check(const Settings& s) {
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
   if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants")))
     return "--budget and --max-mutants are for `hkcheck mutate`";
+  if (s.host.races && (s.backend == "cuda" || s.backend == "hip"))
+    return fmt::format("--races runs on the host backend only (--backend host); on a GPU, --sanitize=racecheck checks shared memory "
+                       "(--backend {} was given)",
+                       s.backend);
   return std::nullopt;
 }
 
@@ -245,6 +252,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
     fmt::print(stderr, "hkcheck: {}\n", *problem);
     return kExitUsage;
   }
+  if (s.host.races && s.backend == "auto") s.backend = "host";  // the only backend that has the detector
   return std::nullopt;
 }
 

@@ -38,6 +38,7 @@ RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds
   r.exit_first = s.exit_first;
   r.time_launches = s.time ? s.time_launches : 0;
   r.sanitize = s.sanitize;
+  r.races = s.host.races;
   return r;
 }
 
@@ -68,6 +69,7 @@ void apply_spec(const RunSpec& spec, Settings& s) {
   s.time = spec.time_launches > 0;
   if (s.time) s.time_launches = spec.time_launches;
   s.sanitize = spec.sanitize;
+  s.host.races = spec.races;
 }
 
 }  // namespace hk

@@ -44,6 +44,7 @@ const Field kFields[] = {
     {"-x", false, [](const RunSpec& s) { return json(s.exit_first); }},
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
+    {"--races", false, [](const RunSpec& s) { return json(s.races); }},
 };
 
 }  // namespace
@@ -81,7 +82,8 @@ void to_json(json& j, const RunSpec& s) {
        {"memory_limit", memory_limit_text(s.memory_limit)},
        {"exit_first", s.exit_first},
        {"time_launches", s.time_launches},
-       {"sanitize", s.sanitize}};
+       {"sanitize", s.sanitize},
+       {"races", s.races}};
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -113,6 +115,9 @@ void from_json(const json& j, RunSpec& s) {
   read_field(j, "exit_first", s.exit_first);
   read_field(j, "time_launches", s.time_launches);
   read_field(j, "sanitize", s.sanitize);
+  // Records written before --races existed lack it; they ran without the detector.
+  s.races = false;
+  read_optional_field(j, "races", s.races);
 }
 
 std::vector<SpecDifference> spec_differences(const RunSpec& a, const RunSpec& b, bool local_fields) {

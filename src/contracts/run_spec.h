@@ -44,6 +44,7 @@ struct RunSpec {
   bool exit_first = false;       // -x
   int time_launches = 0;         // --time: launches timed per passing case; 0 without --time
   std::string sanitize;          // "", "failures" (a bare --sanitize) or TOOL[,TOOL]
+  bool races = false;            // --races: the host backend's race detector
   bool operator==(const RunSpec&) const = default;
 };
 

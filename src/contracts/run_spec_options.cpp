@@ -47,6 +47,7 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   if (s.time_launches > 0) o.insert(o.end(), {"--time", "--time-launches", std::to_string(s.time_launches)});
   if (s.sanitize == "failures") o.push_back("--sanitize");
   else if (!s.sanitize.empty()) o.push_back("--sanitize=" + s.sanitize);
+  if (s.races) o.push_back("--races");
   selection_options(s.selection, o);
   o.insert(o.end(), s.selection.patterns.begin(), s.selection.patterns.end());
   return o;

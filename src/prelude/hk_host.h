@@ -167,7 +167,9 @@ inline unsigned long long __ballot_sync(unsigned long long, int pred) { return h
 inline unsigned long long __activemask() { return hk_host_rt->ballot(1); }
 // Block-wide votes: every thread of the block arrives, as at __syncthreads. Fibers of a block
 // take turns on one OS thread, so block-local statics are its shared memory.
-inline int hk_host_block_count(int pred) {
+// Not instrumented under --races: its counter is the host's stand-in for the GPU's barrier
+// hardware, which every thread updates between the same two barriers.
+__attribute__((no_sanitize("thread"))) inline int hk_host_block_count(int pred) {
   static thread_local int acc, result;
   const bool first = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
   __syncthreads();

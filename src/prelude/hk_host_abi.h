@@ -4,7 +4,7 @@
 #pragma once
 #include <stdint.h>
 
-#define HK_HOST_ABI_VERSION 2
+#define HK_HOST_ABI_VERSION 3
 
 struct hk_host_dim3 {
   unsigned int x, y, z;
@@ -31,6 +31,11 @@ struct hk_host_runtime {
   uint64_t (*exchange)(uint64_t value, int src_lane);
   // Bit i set when lane i offered a non-zero predicate.
   uint64_t (*ballot)(int predicate);
+  // Race detection (--races): a kernel built with the compiler's thread-sanitizer instrumentation
+  // reports each memory access, atomic and fence here (hk_host_races.c); no-ops otherwise.
+  void (*race_access)(const void* address, uint64_t bytes, int is_write, const void* code);
+  void (*race_atomic)(const void* address);  // an atomic read-modify-write, load or store
+  void (*race_fence)(void);                  // __threadfence and every other fence
 };
 
 // Exported by every host kernel library:

@@ -103,6 +103,7 @@ bool BlockScheduler::release_barriers() {
     if (waiting > 0 && blocked_elsewhere == 0) {
       for (int i = first; i < last; ++i)
         if (fibers_[static_cast<size_t>(i)].state == State::at_warp_barrier) fibers_[static_cast<size_t>(i)].state = State::runnable;
+      if (races_) races_->warp_barrier(first, last);
       released = true;
     }
   }
@@ -116,6 +117,7 @@ bool BlockScheduler::release_barriers() {
   check_one_barrier_site();
   for (Fiber& f : fibers_)
     if (f.state == State::at_block_barrier) f.state = State::runnable;
+  if (races_) races_->block_barrier();
   return true;
 }
 
@@ -200,6 +202,24 @@ uint64_t BlockScheduler::ballot(int predicate) {
   return bits;
 }
 
+int BlockScheduler::race_thread() {
+  BlockScheduler* s = tls_scheduler;
+  if (!s || !s->races_ || !tls_fiber) return -1;
+  return static_cast<int>(static_cast<Fiber*>(tls_fiber) - s->fibers_.data());
+}
+
+void BlockScheduler::race_access(const void* address, uint64_t bytes, int is_write, const void* code) {
+  if (const int t = race_thread(); t >= 0) tls_scheduler->races_->access(t, reinterpret_cast<uintptr_t>(address), bytes, is_write != 0, code);
+}
+
+void BlockScheduler::race_atomic(const void* address) {
+  if (const int t = race_thread(); t >= 0) tls_scheduler->races_->atomic(t, reinterpret_cast<uintptr_t>(address));
+}
+
+void BlockScheduler::race_fence() {
+  if (const int t = race_thread(); t >= 0) tls_scheduler->races_->fence(t);
+}
+
 hk_host_runtime BlockScheduler::runtime(int warp_size) {
   hk_host_runtime rt{};
   rt.abi_version = HK_HOST_ABI_VERSION;
@@ -209,6 +229,9 @@ hk_host_runtime BlockScheduler::runtime(int warp_size) {
   rt.sync_warp = &BlockScheduler::sync_warp;
   rt.exchange = &BlockScheduler::exchange;
   rt.ballot = &BlockScheduler::ballot;
+  rt.race_access = &BlockScheduler::race_access;
+  rt.race_atomic = &BlockScheduler::race_atomic;
+  rt.race_fence = &BlockScheduler::race_fence;
   return rt;
 }
 

@@ -12,6 +12,7 @@
 
 #include "backends/host/fiber_stacks.h"
 #include "backends/host/fiber_switch.h"
+#include "backends/host/race_detector.h"
 #include "hk_host_abi.h"
 
 namespace hk::host {
@@ -28,6 +29,9 @@ class BlockScheduler {
   // at barriers that can never open (e.g. some at __syncthreads, others at a warp shuffle).
   void run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
            Entry entry, void** args);
+
+  // Under --races: the detector that hears every access and synchronisation of the fibers.
+  void watch_races(RaceDetector* detector) { races_ = detector; }
 
   // The services a kernel's built-ins call; they find the running fiber through thread-local state.
   static hk_host_runtime runtime(int warp_size);
@@ -48,6 +52,10 @@ class BlockScheduler {
   static void sync_warp();
   static uint64_t exchange(uint64_t value, int src_lane);
   static uint64_t ballot(int predicate);
+  static void race_access(const void* address, uint64_t bytes, int is_write, const void* code);
+  static void race_atomic(const void* address);
+  static void race_fence();
+  static int race_thread();  // the running fiber's index, or -1 outside a launch
   void yield(State waiting);
   Fiber* runnable_from(size_t i);
   void switch_onward(FiberContext& from, Fiber* f);
@@ -66,6 +74,7 @@ class BlockScheduler {
   Entry entry_ = nullptr;
   void** args_ = nullptr;
   hk_host_dim3 block_idx_{};
+  RaceDetector* races_ = nullptr;
 };
 
 }  // namespace hk::host

@@ -1,11 +1,19 @@
 #include "backends/host/guarded_memory.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sys/mman.h>
 #include <unistd.h>
 
 namespace hk::host {
 namespace {
+
+std::mutex live_mu;
+std::map<const void*, size_t>& live() {
+  static std::map<const void*, size_t> blocks;
+  return blocks;
+}
 
 size_t system_page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 size_t rounded_bytes(size_t bytes) { return (std::max<size_t>(bytes, 1) + 255) / 256 * 256; }  // the alignment a GPU allocation has
@@ -26,7 +34,10 @@ GuardedBlock map_guarded(size_t bytes, int fd) {
     munmap(base, length);
     return {};
   }
-  return GuardedBlock{usable + guarded_data_offset(bytes), base, length, bytes};
+  const GuardedBlock block{usable + guarded_data_offset(bytes), base, length, bytes};
+  std::lock_guard<std::mutex> lock(live_mu);
+  live()[block.data] = bytes;
+  return block;
 }
 
 }  // namespace
@@ -46,7 +57,17 @@ GuardedBlock guarded_alloc(size_t bytes) { return map_guarded(bytes, -1); }
 GuardedBlock guarded_map(int fd, size_t bytes) { return fd < 0 ? GuardedBlock{} : map_guarded(bytes, fd); }
 
 void guarded_free(const GuardedBlock& block) {
-  if (block.base) munmap(block.base, block.length);
+  if (!block.base) return;
+  {
+    std::lock_guard<std::mutex> lock(live_mu);
+    live().erase(block.data);
+  }
+  munmap(block.base, block.length);
+}
+
+std::vector<std::pair<const void*, size_t>> live_guarded_blocks() {
+  std::lock_guard<std::mutex> lock(live_mu);
+  return {live().begin(), live().end()};
 }
 
 }  // namespace hk::host

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace hk::host {
 
@@ -13,7 +15,7 @@ struct GuardedBlock {
   void* data = nullptr;  // 256-byte aligned; its rounded-up end touches the guard pages
   void* base = nullptr;  // the whole mapping, guard pages included
   size_t length = 0;
-  size_t bytes = 0;      // as asked for
+  size_t bytes = 0;  // as asked for: data[0, bytes) is the buffer
 };
 
 // The bytes of the mapping around a buffer of `bytes` that belong to nothing: from the page
@@ -25,6 +27,9 @@ size_t guarded_slack_after(size_t bytes);
 // nullptr data when the memory cannot be had.
 GuardedBlock guarded_alloc(size_t bytes);
 void guarded_free(const GuardedBlock& block);
+// Every block allocated or mapped and not yet freed, as {data, bytes}: the memory a launch can
+// reach, which the race detector watches (race_detector.h).
+std::vector<std::pair<const void*, size_t>> live_guarded_blocks();
 
 // Shared memory (a memfd) for a buffer that two processes see: the worker judges what the kernel
 // process writes (kernel_process.h). The file holds guarded_file_bytes(bytes) bytes, the buffer

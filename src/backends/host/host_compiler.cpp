@@ -156,13 +156,17 @@ namespace {
 
 // The flags of every kernel compile before the manifest's own; the precompiled prelude needs
 // exactly these.
-std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size) {
+std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, bool races) {
   std::vector<std::string> flags = {"-std=c++17", "-O2", "-fPIC", "-fno-strict-aliasing", "-DHK_BACKEND_HOST=1",
                                     fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size)};
   // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
   // across every library loaded in the worker: two builds of a file would share it. clang makes
   // no such symbols and does not know the option.
   if (!is_clang(cxx)) flags.push_back("-fno-gnu-unique");
+  // g++ warns that it cannot instrument fences; hk_host_races.c gets every fence as a call.
+  // Line tables (-g1) let a race report name the source lines (source_line.h); DWARF 4, whose
+  // file numbering this addr2line reads right (with DWARF 5 it named the generated file).
+  if (races) flags.insert(flags.end(), {"-fsanitize=thread", "-g1", "-gdwarf-4", is_clang(cxx) ? "-Wno-unknown-warning-option" : "-Wno-tsan"});
   return flags;
 }
 
@@ -199,10 +203,10 @@ SplitOptions split_defines(const std::vector<std::string>& options) {
 
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
-                                         int warp_size, const std::string& cache_dir) {
+                                         int warp_size, const std::string& cache_dir, bool races) {
   HostCompileResult out;
   TempDir dir;
-  const std::vector<std::string> base = base_flags(cxx, warp_size);
+  const std::vector<std::string> base = base_flags(cxx, warp_size, races);
   std::string include = cached_prelude_folder(cxx, base, cache_dir);
   if (include.empty()) {
     include = dir.path + "/include";
@@ -217,11 +221,16 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
         split.defines + rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), base.begin(), base.end());
-  argv.insert(argv.end(), {"-shared", "-I", include, "-include", "hk_host.h"});
+  argv.insert(argv.end(), {races ? "-c" : "-shared", "-I", include, "-include", "hk_host.h"});
   argv.insert(argv.end(), split.rest.begin(), split.rest.end());
-  argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.so"});
+  argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + (races ? "/kernel.o" : "/kernel.so")});
   // No limit of its own: the case's --timeout bounds it (the worker is killed, and the compile with it).
-  const CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
+  CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
+  // Linked without -fsanitize=thread, which would make the library need the sanitizer's runtime.
+  if (races && r.started && r.exit_code == 0)
+    r = run_bounded({cxx.path, "-shared", "-fPIC", "-O2", "-I", include, dir.path + "/kernel.o", "-x", "c", include + "/hk_host_races.c", "-o",
+                     dir.path + "/kernel.so"},
+                    dir.path + "/link.log", 0);
   out.log = r.output;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.

@@ -25,7 +25,7 @@ struct KernelRequest {
   uint64_t args[kMaxKernelArgs] = {};  // each argument's 8 bytes: a device address or a scalar
 };  // a load's packet ends with the entry's symbol
 
-enum class KernelReplyCode : int32_t { ok, error, sticky, missing_entry };
+enum class KernelReplyCode : int32_t { ok, error, sticky, missing_entry, race };  // race: a RaceReport as JSON follows
 
 struct KernelReply {
   uint32_t seq = 0;

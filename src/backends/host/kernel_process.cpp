@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "backend.h"
@@ -132,8 +133,18 @@ KernelReply KernelProcess::call(KernelRequest q, const std::string& tail, int fd
     case KernelReplyCode::missing_entry: throw MissingEntry(text);
     case KernelReplyCode::error: throw BackendError(text, false);
     case KernelReplyCode::sticky: break;
+    case KernelReplyCode::race: throw RacesFound(race_from_text(text));
   }
   throw BackendError(text, true);
+}
+
+// A race report as the kernel process sent it; one it garbled is a harness error, never a pass.
+RaceReport KernelProcess::race_from_text(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text).get<RaceReport>();
+  } catch (const std::exception& e) {
+    throw BackendError(fmt::format("the kernel process sent a race report that cannot be read: {}", e.what()), true);
+  }
 }
 
 // The reply to request `seq`. The kernel's output is relayed as it comes; every tenth of a

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "backends/host/kernel_channel.h"
+#include "race_report.h"
 
 namespace hk {
 class Backend;
@@ -36,6 +37,7 @@ class KernelProcess {
   KernelReply call(KernelRequest q, const std::string& tail = {}, int fd = -1, std::string* reply_tail = nullptr);
 
  private:
+  static RaceReport race_from_text(const std::string& text);
   KernelReply receive(KernelOp op, uint32_t seq, std::string& tail);
   [[noreturn]] void gone(KernelOp op, const std::string& what);
   bool ended();  // reaps the process if it ended; status_ then holds how

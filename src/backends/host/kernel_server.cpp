@@ -15,9 +15,11 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "backend.h"
+#include "race_report.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_params.h"
 #include "backends/host/kernel_channel.h"
@@ -72,6 +74,9 @@ class Server {
         case KernelOp::launch: launch(q); break;
         case KernelOp::time: reply_tail = time(q, r); break;
       }
+    } catch (const RacesFound& e) {
+      r.code = KernelReplyCode::race;
+      reply_tail += nlohmann::json(e.report).dump();
     } catch (const MissingEntry& e) {
       r.code = KernelReplyCode::missing_entry;
       reply_tail += e.what();

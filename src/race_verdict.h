@@ -1,0 +1,19 @@
+// A race the host backend found (race_report.h), said in the case's terms: which tensor and
+// which element of it, or which shared memory, and the two accesses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "case_plan.h"
+#include "race_report.h"
+
+namespace hk {
+
+// allocations[i]: the device address of tensor i's allocation, whose first guard_bytes are its
+// leading guard.
+std::string race_message(const RaceReport& race, const std::string& kernel, const std::vector<TensorPlan>& tensors,
+                         const std::vector<uint64_t>& allocations, uint64_t guard_bytes);
+
+}  // namespace hk
