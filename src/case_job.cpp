@@ -141,6 +141,7 @@ void to_json(json& j, const CaseJob& job) {
        {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
        {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only}, {"reference_library", job.reference_library}, {"reference_error", job.reference_error},
        {"seed", job.seed}, {"stream_name", job.stream_name}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir}, {"time_launches", job.time_launches},
+       {"reference_cache", job.reference_cache},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
 }
@@ -162,6 +163,7 @@ void from_json(const json& j, CaseJob& job) {
   job.stream_name = j.value("stream_name", job.case_name);
   job.repeat = j.at("repeat");
   job.time_launches = j.value("time_launches", 0);
+  job.reference_cache = j.value("reference_cache", true);
   job.repro_dir = j.value("repro_dir", "");
   const json& p = j.at("plan");
   CasePlan& plan = job.plan;

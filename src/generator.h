@@ -10,6 +10,11 @@
 
 namespace hk {
 
+// The version of the values generate() and tensor_seed() produce. Bump it whenever the generated
+// values change: cached reference outputs are keyed by it (reference_cache.h), so a change
+// without a bump would compare kernels with references computed on other inputs.
+constexpr int kInputGenerationVersion = 1;
+
 // A seed for one tensor of one case: the same whatever other cases run or in which order.
 uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::string& case_name, const std::string& tensor);
 

@@ -1,5 +1,7 @@
 #include "worker.h"
 
+#include "reference_cache.h"
+
 #include <algorithm>
 #include <csignal>
 #include <iostream>
@@ -69,6 +71,9 @@ int run_worker(const WorkerOptions& opt) {
   chan.send({{"type", "hello"}, {"ok", true}, {"device", dev}});
 
   CompileCache cache(opt.cache_dir);
+  // Without a cache folder (--no-cache) references are computed every time.
+  std::optional<ReferenceCache> references;
+  if (!opt.cache_dir.empty()) references.emplace(reference_cache_folder(opt.cache_dir), reference_cache_bound());
   std::string line;
   while (std::getline(std::cin, line)) {
     json req;
@@ -93,7 +98,7 @@ int run_worker(const WorkerOptions& opt) {
       continue;
     }
     chan.send({{"type", "started"}, {"id", id}, {"kernel", job.kernel}, {"case", job.case_name}});
-    r = execute_case(*be, job, cache, &sticky);
+    r = execute_case(*be, job, cache, &sticky, references ? &*references : nullptr);
     chan.send({{"type", "result"}, {"id", id}, {"result", r}});
     if (sticky) return kStickyExit;
   }

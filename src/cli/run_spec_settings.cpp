@@ -35,6 +35,7 @@ RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds
   r.isolation = s.isolation;
   r.timeout = s.timeout;
   r.exit_first = s.exit_first;
+  r.reference_cache = !s.no_ref_cache;
   r.time_launches = s.time ? s.time_launches : 0;
   r.sanitize = s.sanitize;
   return r;
@@ -63,6 +64,7 @@ void apply_spec(const RunSpec& spec, Settings& s) {
   s.isolation = spec.isolation;
   s.timeout = spec.timeout;
   s.exit_first = spec.exit_first;
+  s.no_ref_cache = !spec.reference_cache;
   s.time = spec.time_launches > 0;
   if (s.time) s.time_launches = spec.time_launches;
   s.sanitize = spec.sanitize;

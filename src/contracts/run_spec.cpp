@@ -40,6 +40,8 @@ const Field kFields[] = {
     {"-x", false, [](const RunSpec& s) { return json(s.exit_first); }},
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
+    // Where references come from does not change a verdict: parts may differ in it.
+    {"--no-ref-cache", true, [](const RunSpec& s) { return json(!s.reference_cache); }},
 };
 
 }  // namespace
@@ -76,7 +78,8 @@ void to_json(json& j, const RunSpec& s) {
        {"timeout", s.timeout},
        {"exit_first", s.exit_first},
        {"time_launches", s.time_launches},
-       {"sanitize", s.sanitize}};
+       {"sanitize", s.sanitize},
+       {"reference_cache", s.reference_cache}};
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -100,6 +103,8 @@ void from_json(const json& j, RunSpec& s) {
   s.exit_first = j.at("exit_first").get<bool>();
   s.time_launches = j.at("time_launches").get<int>();
   s.sanitize = j.at("sanitize").get<std::string>();
+  // Added after version 1 without a bump: records of older runs lack it, and read as on.
+  s.reference_cache = j.value("reference_cache", true);
 }
 
 std::vector<SpecDifference> spec_differences(const RunSpec& a, const RunSpec& b, bool local_fields) {

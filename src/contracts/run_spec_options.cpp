@@ -41,6 +41,7 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   if (!s.source_vendor.empty()) o.insert(o.end(), {"--source", s.source_vendor});
   o.insert(o.end(), {"--isolation", s.isolation, "--timeout", fmt::format("{}", s.timeout)});
   if (s.exit_first) o.push_back("-x");
+  if (!s.reference_cache) o.push_back("--no-ref-cache");
   if (s.time_launches > 0) o.insert(o.end(), {"--time", "--time-launches", std::to_string(s.time_launches)});
   if (s.sanitize == "failures") o.push_back("--sanitize");
   else if (!s.sanitize.empty()) o.push_back("--sanitize=" + s.sanitize);
