@@ -40,6 +40,7 @@ RunSpec unusual_spec() {
   s.exit_first = true;
   s.time_launches = 11;
   s.sanitize = "racecheck,memcheck";
+  s.reference_cache = false;
   return s;
 }
 
@@ -54,6 +55,10 @@ TEST(RunSpec, EveryFieldIsRequiredAndAnotherVersionRefused) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     json without = j;
     without.erase(it.key());
+    if (it.key() == "reference_cache") {  // added later: a record without it is an older run's, with the cache on
+      EXPECT_TRUE(without.get<RunSpec>().reference_cache);
+      continue;
+    }
     EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
   }
   json later = j;
@@ -74,7 +79,7 @@ TEST(RunSpec, EveryFieldIsCompared) {
       {"/host_profile", "h100"},              {"/host_threads", 0},               {"/tier", "small"},
       {"/repeat", 1},                         {"/source_vendor", "cuda"},         {"/isolation", "worker"},
       {"/timeout", 30},                       {"/exit_first", false},             {"/time_launches", 0},
-      {"/sanitize", ""}};
+      {"/sanitize", ""},                      {"/reference_cache", true}};
   std::set<std::string> changed_keys, every_key;
   for (const auto& [key, value] : j.items())
     if (key != "version" && key != "selection") every_key.insert("/" + key);
