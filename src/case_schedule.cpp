@@ -32,17 +32,17 @@ std::vector<double> expected_costs(const std::vector<ScheduledCase>& cases, cons
     known_estimate += estimate[i];
   }
   // Recorded times and estimates are not on one scale: the recorded cases give the rate.
-  const double ms_per_unit = known_estimate > 0 && known_ms > 0 ? known_ms / known_estimate : 1;
+  const double ms_per_unit = known_estimate > 0 && known_ms > 0 ? known_ms / known_estimate : kDefaultMsPerEstimate;
   for (size_t i = 0; i < cases.size(); ++i)
     if (cost[i] < 0) cost[i] = estimate[i] * ms_per_unit;
   return cost;
 }
 
 std::vector<std::vector<size_t>> schedule_units(const std::vector<const void*>& kernel_of, const std::vector<double>& cost,
-                                                size_t workers, size_t max_unit) {
+                                                size_t workers, size_t max_unit, double min_unit_cost) {
   const double total = std::accumulate(cost.begin(), cost.end(), 0.0);
   // Half a worker's fair share: with the largest first, the last units to start are small.
-  const double cap = total > 0 ? total / (2.0 * static_cast<double>(std::max<size_t>(workers, 1))) : 0;
+  const double cap = total > 0 ? std::max(total / (2.0 * static_cast<double>(std::max<size_t>(workers, 1))), min_unit_cost) : 0;
   std::vector<std::vector<size_t>> units;
   std::vector<double> unit_cost;
   for (size_t i = 0; i < kernel_of.size(); ++i) {

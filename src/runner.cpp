@@ -30,7 +30,7 @@ std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks
     kernel_of.push_back(t.kernel);
     cost.push_back(t.expected_ms);
   }
-  return schedule_units(kernel_of, cost, workers);
+  return schedule_units(kernel_of, cost, workers, 16, kMinUnitMs);
 }
 
 // Verdicts worth a second opinion from a fresh worker. A HW_LIMIT or TIER skip is decided from

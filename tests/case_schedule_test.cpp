@@ -57,6 +57,14 @@ TEST(CaseSchedule, AKernelsBigCasesAreNotQueuedBehindOneWorker) {
   }
 }
 
+TEST(CaseSchedule, SmallWorkIsNotSplitAcrossWorkers) {
+  // Below the smallest unit worth a worker start, a kernel's cases stay in one unit.
+  const std::vector<const void*> kernel_of(6, kA);
+  const std::vector<double> cost = {5, 300, 5, 300, 5, 300};
+  EXPECT_EQ(schedule_units(kernel_of, cost, 4, 16, 1000).size(), 1u);
+  EXPECT_GT(schedule_units(kernel_of, cost, 4, 16, 0).size(), 1u);
+}
+
 TEST(CaseSchedule, WithoutCostsTheSelectionsOrderInUnitsOfSixteen) {
   std::vector<const void*> kernel_of(20, kA);
   kernel_of.insert(kernel_of.end(), 3, kB);
@@ -75,7 +83,7 @@ TEST(CaseSchedule, RecordedTimesComeFirstAndEstimatesAreScaledToThem) {
   k.cases = {CaseSpec{"known"}, CaseSpec{"unknown"}};
   const std::vector<ScheduledCase> cases = {{&k, &k.cases[0]}, {&k, &k.cases[1]}};
   const auto estimates = expected_costs(cases, {});
-  EXPECT_EQ(estimates[0], estimated_case_cost(k, k.cases[0]));
+  EXPECT_EQ(estimates[0], estimated_case_cost(k, k.cases[0]) * kDefaultMsPerEstimate);
   const auto costs = expected_costs(cases, {{"k/known", 40.0}});
   EXPECT_EQ(costs[0], 40.0);
   // The unknown case costs its estimate at the known case's ms per estimated unit.

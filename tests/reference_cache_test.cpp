@@ -41,7 +41,7 @@ bool same_bytes(const ReferenceOutputs& a, const ReferenceOutputs& b) {
   return true;
 }
 
-TEST(ReferenceCache, ReadsBackTheSameBytesEveryTime) {
+TEST(ReferenceOutputsCache, ReadsBackTheSameBytesEveryTime) {
   test::TempDir dir;
   ReferenceCache cache(dir.path() + "/refs", 1 << 20);
   const ReferenceOutputs stored = sample(1.5);
@@ -58,7 +58,7 @@ TEST(ReferenceCache, ReadsBackTheSameBytesEveryTime) {
   EXPECT_EQ(note, "") << "a missing entry is a miss, not damage";
 }
 
-TEST(ReferenceCache, ADamagedEntryIsNoticedAndRemoved) {
+TEST(ReferenceOutputsCache, ADamagedEntryIsNoticedAndRemoved) {
   test::TempDir dir;
   ReferenceCache cache(dir.path(), 1 << 20);
   const ReferenceOutputs stored = sample(2);
@@ -86,7 +86,7 @@ TEST(ReferenceCache, ADamagedEntryIsNoticedAndRemoved) {
   EXPECT_NE(note, "");
 }
 
-TEST(ReferenceCache, EvictsTheLeastRecentlyUsedToKeepItsBound) {
+TEST(ReferenceOutputsCache, EvictsTheLeastRecentlyUsedToKeepItsBound) {
   test::TempDir dir;
   const ReferenceOutputs one = sample(3);
   // The size of one entry, from a cache of its own.
@@ -134,7 +134,7 @@ CaseJob base_job() {
   return j;
 }
 
-TEST(ReferenceCache, EveryPartOfTheKeyCounts) {
+TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
   const std::string lib = "ref-1.so:10:00000000000000ff";
   std::set<std::string> keys = {reference_cache_key(base_job(), lib)};
   EXPECT_EQ(reference_cache_key(base_job(), lib), *keys.begin()) << "the same job, the same key";
@@ -178,7 +178,7 @@ TEST(ReferenceCache, EveryPartOfTheKeyCounts) {
   }
 }
 
-TEST(ReferenceCache, TheHeaderRoundTrips) {
+TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
   const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, 48, 0x0123456789abcdefull};
   const ReferenceCacheHeader back = nlohmann::json(h).get<ReferenceCacheHeader>();
   EXPECT_EQ(back.key, h.key);
