@@ -25,6 +25,10 @@ wall() {  # seconds a run of hkcheck takes; its verdicts go to $work/out-<label>
   t1=$(date +%s.%N)
   echo "$t1 - $t0" | bc
 }
+same_verdicts() {  # "same verdicts", or what differs (hkcheck diff) on stderr
+  if "$hk" diff "$work/out-$1" "$work/out-$2" --fail-on change >"$work/diff-$2.txt" 2>&1; then echo "same verdicts"
+  else echo "VERDICTS DIFFER"; grep -E "^(FAIL|PASS|TIMEOUT|CRASH|ERROR|SKIP)|→|->" "$work/diff-$2.txt" | head -20 >&2; fi
+}
 cached() { grep -o '"reference_cached": *true' "$work/out-$1/test_results.json" | wc -l; }
 edit_kernel() {  # a comment appended: a new compile, the same references
   local src
@@ -40,7 +44,7 @@ edit_kernel
 warm=$(wall edited --cache-dir "$work/cache" "$kernel")
 edit_kernel
 nocache=$(wall edited-no-ref-cache --cache-dir "$work/cache" --no-ref-cache "$kernel")
-"$hk" diff "$work/out-cold" "$work/out-edited" --fail-on change >/dev/null && same="same verdicts" || same="VERDICTS DIFFER"
+same=$(same_verdicts cold edited)
 printf '  cold (empty cache)                        %8.2f s\n' "$cold"
 printf '  after an edit, references computed        %8.2f s   (--no-ref-cache)\n' "$nocache"
 printf '  after an edit, references read back       %8.2f s   (%s of them; %s)\n' "$warm" "$(cached edited)" "$same"
@@ -52,7 +56,7 @@ if [ "${HKCHECK_BENCH_ALL:-1}" != 0 ]; then
   allcold=$(wall all-cold --cache-dir "$work/cache" --all --tier small)
   allnoref=$(wall all-no-ref-cache --cache-dir "$work/cache" --all --tier small --no-ref-cache)
   allwarm=$(wall all-warm --cache-dir "$work/cache" --all --tier small)
-  "$hk" diff "$work/out-all-cold" "$work/out-all-warm" --fail-on change >/dev/null && same="same verdicts" || same="VERDICTS DIFFER"
+  same=$(same_verdicts all-no-ref-cache all-warm)
   printf '  first run (compiles, references computed) %8.2f s\n' "$allcold"
   printf '  warm compiles, references computed        %8.2f s   (--no-ref-cache)\n' "$allnoref"
   printf '  warm compiles, references read back       %8.2f s   (%s of them; %s)\n' "$allwarm" "$(cached all-warm)" "$same"

@@ -509,6 +509,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
     const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
     r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
+    const std::vector<uint64_t> inputs_before = outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx);
     try {
       if (!r.timings.reference_cached) (*reference)(ctx);
     } catch (const std::exception& e) {
@@ -530,7 +531,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
                               job.reference, t.name, t.numel, breach);
       return finish(r);
     }
-    if (!outputs_key.empty() && !r.timings.reference_cached) store_reference_outputs(*references, outputs_key, plan, ctx);
+    if (!outputs_key.empty() && !r.timings.reference_cached) store_reference_outputs(*references, outputs_key, plan, ctx, inputs_before);
 
     const auto t_compare = Clock::now();
     bool pass = true;

@@ -62,22 +62,25 @@ std::string unpack_entry(const std::string& bytes, const std::string& key, const
   if (payload != h.payload_bytes) return fmt::format("{} bytes of outputs where its header says {}", payload, h.payload_bytes);
   const std::string data = bytes.substr(nl + 1);
   if (bytes_hash(data) != h.hash) return "its outputs differ from its header's hash";
-  if (h.tensors.size() != expected.size() || h.counts.size() != expected.size()) return "it holds other outputs than the case's";
+  const size_t n = h.tensors.size();
+  if (h.counts.size() != n || h.dtypes.size() != n || h.shapes.size() != n || n < expected.size())
+    return "it holds other outputs than the case's";
   uint64_t total = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (h.tensors[i] != expected[i].first || h.counts[i] != expected[i].second)
+  for (size_t i = 0; i < n; ++i) {
+    if (i < expected.size() && (h.tensors[i] != expected[i].first || h.counts[i] != expected[i].second))
       return fmt::format("its output {} is '{}' of {} elements, the case's '{}' of {}", i, h.tensors[i], h.counts[i], expected[i].first,
                          expected[i].second);
+    if (h.counts[i] < 0 || static_cast<uint64_t>(h.counts[i]) > h.payload_bytes / sizeof(double)) return "its header's counts are out of range";
     total += static_cast<uint64_t>(h.counts[i]) * sizeof(double);
   }
   if (total != h.payload_bytes) return "its header's counts do not add up to its size";
   out->clear();
   size_t at = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    std::vector<double> v(static_cast<size_t>(h.counts[i]));
-    std::memcpy(v.data(), data.data() + at, v.size() * sizeof(double));
-    at += v.size() * sizeof(double);
-    out->emplace_back(h.tensors[i], std::move(v));
+  for (size_t i = 0; i < n; ++i) {
+    ref::Tensor t{h.tensors[i], h.dtypes[i], h.shapes[i], std::vector<double>(static_cast<size_t>(h.counts[i]))};
+    std::memcpy(t.data.data(), data.data() + at, t.data.size() * sizeof(double));
+    at += t.data.size() * sizeof(double);
+    out->push_back(std::move(t));
   }
   return "";
 }
@@ -122,8 +125,9 @@ std::string reference_cache_key(const CaseJob& job, const std::string& library_i
 }
 
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h) {
-  j = {{"schema", kRefEntrySchema},       {"version", kReferenceCacheFormat},   {"key", h.key}, {"tensors", h.tensors},
-       {"counts", h.counts},      {"payload_bytes", h.payload_bytes}, {"hash64", fmt::format("{:016x}", h.hash)}};
+  j = {{"schema", kRefEntrySchema}, {"version", kReferenceCacheFormat}, {"key", h.key},
+       {"tensors", h.tensors},         {"counts", h.counts},                {"dtypes", h.dtypes},
+       {"shapes", h.shapes},           {"payload_bytes", h.payload_bytes},  {"hash64", fmt::format("{:016x}", h.hash)}};
 }
 
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
@@ -132,6 +136,8 @@ void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
   h.key = j.at("key").get<std::string>();
   h.tensors = j.at("tensors").get<std::vector<std::string>>();
   h.counts = j.at("counts").get<std::vector<int64_t>>();
+  h.dtypes = j.at("dtypes").get<std::vector<std::string>>();
+  h.shapes = j.at("shapes").get<std::vector<std::vector<int64_t>>>();
   h.payload_bytes = j.at("payload_bytes").get<uint64_t>();
   const std::string hex = j.at("hash64").get<std::string>();
   char* end = nullptr;
@@ -159,12 +165,14 @@ std::optional<ReferenceOutputs> ReferenceCache::read(const std::string& key, con
 }
 
 bool ReferenceCache::write(const std::string& key, const ReferenceOutputs& outputs) {
-  ReferenceCacheHeader h{key, {}, {}, 0, 0};
+  ReferenceCacheHeader h{key, {}, {}, {}, {}, 0, 0};
   std::string data;
-  for (const auto& [name, v] : outputs) {
-    h.tensors.push_back(name);
-    h.counts.push_back(static_cast<int64_t>(v.size()));
-    data.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+  for (const ref::Tensor& t : outputs) {
+    h.tensors.push_back(t.name);
+    h.counts.push_back(static_cast<int64_t>(t.data.size()));
+    h.dtypes.push_back(t.dtype);
+    h.shapes.push_back(t.shape);
+    data.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(double));
   }
   h.payload_bytes = data.size();
   h.hash = bytes_hash(data);
@@ -217,23 +225,45 @@ void ReferenceCache::trim() {
 
 bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, ref::Context& ctx,
                             std::vector<std::string>* notes) {
+  const OutputCounts expected = planned_output_counts(plan);
   std::string note;
-  const auto got = cache.read(key, planned_output_counts(plan), &note);
+  auto got = cache.read(key, expected, &note);
   if (!note.empty()) notes->push_back(note);
   if (!got) return false;
-  // Copied into the vectors the reference would have written, so the guard behind them stays armed.
-  for (const auto& [name, v] : *got) std::copy(v.begin(), v.end(), ctx.tensors.at(name).data.begin());
+  for (size_t i = expected.size(); i < got->size(); ++i)  // an added tensor never stands in for one of the plan's
+    if (std::any_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == (*got)[i].name; })) return false;
+  // The outputs are copied into the vectors the reference would have written, so the guard
+  // behind them stays armed; the tensors it added are added again.
+  for (size_t i = 0; i < got->size(); ++i) {
+    ref::Tensor& t = (*got)[i];
+    if (i < expected.size()) std::copy(t.data.begin(), t.data.end(), ctx.tensors.at(t.name).data.begin());
+    else ctx.tensors[t.name] = std::move(t);
+  }
   return true;
 }
 
-void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx) {
+std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx) {
+  std::vector<uint64_t> d;
+  for (const TensorPlan& t : plan.tensors) {
+    if (t.role != Role::in) continue;
+    const std::vector<double>& v = ctx.tensors.at(t.name).data;
+    d.push_back(bytes_hash(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double))));
+  }
+  return d;
+}
+
+void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
+                             const std::vector<uint64_t>& before) {
+  if (input_digest(plan, ctx) != before) return;  // the reference changed an input: reading back could not
   ReferenceOutputs outputs;
   for (const TensorPlan& t : plan.tensors) {
     if (t.role == Role::in) continue;
-    const std::vector<double>& data = ctx.tensors.at(t.name).data;
-    if (static_cast<int64_t>(data.size()) != t.numel) return;  // a resized output is the case's ERROR, never cached
-    outputs.emplace_back(t.name, data);
+    const ref::Tensor& out = ctx.tensors.at(t.name);
+    if (static_cast<int64_t>(out.data.size()) != t.numel) return;  // a resized output is the case's ERROR, never cached
+    outputs.push_back(out);
   }
+  for (const auto& [name, t] : ctx.tensors)
+    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& p) { return p.name == name; })) outputs.push_back(t);
   cache.write(key, outputs);
 }
 

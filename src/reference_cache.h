@@ -23,7 +23,7 @@
 namespace hk {
 
 // Bumped when an entry's layout changes; part of every key.
-constexpr int kReferenceCacheFormat = 1;
+constexpr int kReferenceCacheFormat = 2;
 // The folder's bound unless HKCHECK_REF_CACHE_MB says otherwise.
 constexpr uint64_t kDefaultReferenceCacheBytes = uint64_t{4} << 30;
 
@@ -46,23 +46,27 @@ std::string reference_cache_key(const CaseJob& job, const std::string& library_i
 // The first line of an entry.
 struct ReferenceCacheHeader {
   std::string key;
-  std::vector<std::string> tensors;  // the outputs, in plan order
+  std::vector<std::string> tensors;  // the outputs in plan order, then the tensors the reference added
   std::vector<int64_t> counts;       // their element counts
+  std::vector<std::string> dtypes;
+  std::vector<std::vector<int64_t>> shapes;
   uint64_t payload_bytes = 0;        // the doubles after the line
   uint64_t hash = 0;                 // bytes_hash (cache_seal.h) of those bytes
 };
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h);
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h);  // throws nlohmann::json::exception
 
-// Named outputs in plan order, and their element counts.
-using ReferenceOutputs = std::vector<std::pair<std::string, std::vector<double>>>;
+// What a reference leaves in its context besides the inputs: the case's outputs in plan order,
+// then any tensor it added (a dequantization check's target, say). The plan's outputs by name
+// and element count.
+using ReferenceOutputs = std::vector<ref::Tensor>;
 using OutputCounts = std::vector<std::pair<std::string, int64_t>>;
 
 class ReferenceCache {
  public:
   ReferenceCache(std::string folder, uint64_t bound_bytes);
 
-  // The outputs stored under key, when its entry is intact and holds exactly the tensors of
+  // The tensors stored under key, when its entry is intact and begins with exactly the outputs of
   // `expected` (names and counts, in order). An entry that is there but damaged is removed and
   // *note says so. A hit marks the entry as used now.
   std::optional<ReferenceOutputs> read(const std::string& key, const OutputCounts& expected, std::string* note);
@@ -83,11 +87,18 @@ class ReferenceCache {
   bool scanned_ = false;
 };
 
-// For case_exec: the case's outputs (ctx's tensors that are not inputs) filled from the cache;
+// For case_exec: the case's outputs, and the tensors the reference added, filled from the cache;
 // true on a hit. A damaged entry adds a note.
 bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, ref::Context& ctx,
                             std::vector<std::string>* notes);
-// Stores what the reference wrote (outputs of the planned sizes only).
-void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx);
+
+// Hashes of the inputs' values, taken before the reference runs: a reference that changes an
+// input (which the checks may read) is not cached, since reading it back would not change it.
+std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx);
+
+// Stores what the reference left (outputs of the planned sizes only, inputs unchanged since
+// `before`).
+void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
+                             const std::vector<uint64_t>& before);
 
 }  // namespace hk

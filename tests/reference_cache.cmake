@@ -1,9 +1,10 @@
 # The reference cache on the host backend: a second run reads every reference back and reaches
-# the same verdicts; a damaged entry is computed again with a note; --no-ref-cache computes all
+# the same verdicts (fused_rmsnorm_fp8_quant_fwd: with the tensor its reference adds for a check);
+# a damaged entry is computed again with a note; --no-ref-cache computes all
 # of them and is kept in the run record (so --resume and rerun.sh keep it).
 #   cmake -DHKCHECK=... -DMANIFESTS=... -DOUT=... -P reference_cache.cmake
 file(REMOVE_RECURSE "${OUT}")
-set(common --backend host --no-repro --manifests ${MANIFESTS} --cache-dir ${OUT}/cache rmsnorm silu)
+set(common --backend host --no-repro --manifests ${MANIFESTS} --cache-dir ${OUT}/cache rmsnorm silu fused_rmsnorm_fp8_quant_fwd)
 
 function(run_into name)
   execute_process(COMMAND ${HKCHECK} ${common} ${ARGN} --out ${OUT}/${name} RESULT_VARIABLE rc ERROR_VARIABLE err)

@@ -23,20 +23,20 @@ ReferenceOutputs sample(double base, size_t n = 100) {
   std::vector<double> a(n), b(3);
   for (size_t i = 0; i < n; ++i) a[i] = base + std::sin(static_cast<double>(i)) * 1e-7;
   b = {-0.0, std::numeric_limits<double>::denorm_min(), std::nan("")};
-  return {{"out", a}, {"lse", b}};
+  return {{"out", "f32", {static_cast<int64_t>(n)}, a}, {"lse", "f32", {3, 1}, b}};
 }
 
 OutputCounts counts_of(const ReferenceOutputs& o) {
   OutputCounts c;
-  for (const auto& [name, v] : o) c.emplace_back(name, static_cast<int64_t>(v.size()));
+  for (const ref::Tensor& t : o) c.emplace_back(t.name, static_cast<int64_t>(t.data.size()));
   return c;
 }
 
 bool same_bytes(const ReferenceOutputs& a, const ReferenceOutputs& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].first != b[i].first || a[i].second.size() != b[i].second.size() ||
-        std::memcmp(a[i].second.data(), b[i].second.data(), a[i].second.size() * sizeof(double)) != 0)
+    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape || a[i].data.size() != b[i].data.size() ||
+        std::memcmp(a[i].data.data(), b[i].data.data(), a[i].data.size() * sizeof(double)) != 0)
       return false;
   return true;
 }
@@ -56,6 +56,10 @@ TEST(ReferenceOutputsCache, ReadsBackTheSameBytesEveryTime) {
   std::string note;
   EXPECT_FALSE(cache.read("00000000000000bb", counts_of(stored), &note).has_value()) << "another key";
   EXPECT_EQ(note, "") << "a missing entry is a miss, not damage";
+  // A tensor the reference added beyond the case's outputs (a check's target) comes back too.
+  const auto with_added = cache.read("00000000000000aa", {counts_of(stored)[0]}, &note);
+  ASSERT_TRUE(with_added.has_value());
+  EXPECT_TRUE(same_bytes(*with_added, stored));
 }
 
 TEST(ReferenceOutputsCache, ADamagedEntryIsNoticedAndRemoved) {
@@ -179,11 +183,13 @@ TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
 }
 
 TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
-  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, 48, 0x0123456789abcdefull};
+  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, 48, 0x0123456789abcdefull};
   const ReferenceCacheHeader back = nlohmann::json(h).get<ReferenceCacheHeader>();
   EXPECT_EQ(back.key, h.key);
   EXPECT_EQ(back.tensors, h.tensors);
   EXPECT_EQ(back.counts, h.counts);
+  EXPECT_EQ(back.dtypes, h.dtypes);
+  EXPECT_EQ(back.shapes, h.shapes);
   EXPECT_EQ(back.payload_bytes, h.payload_bytes);
   EXPECT_EQ(back.hash, h.hash);
 }
