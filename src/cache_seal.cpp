@@ -62,7 +62,7 @@ uint64_t content_hash(const std::string& bytes) {
   return h;
 }
 
-std::optional<Seal> read_seal(const std::string& file) {
+std::optional<Seal> read_seal_file(const std::string& file) {
   const auto text = read_bytes(seal_path(file));
   if (!text) return std::nullopt;
   try {
@@ -96,6 +96,10 @@ void from_json(const nlohmann::json& j, Seal& s) {
   if (hex.size() != 16 || used != hex.size()) throw nlohmann::json::other_error::create(501, "hash64 is not 16 hex digits", &j);
 }
 
+std::optional<Seal> read_seal(const std::string& file) { return read_seal_file(file); }
+
+uint64_t bytes_hash(const std::string& bytes) { return content_hash(bytes); }
+
 Seal seal_of(const std::string& entry, const std::string& bytes) { return Seal{entry, bytes.size(), content_hash(bytes)}; }
 
 std::string seal_path(const std::string& file) { return file + ".seal"; }
@@ -116,7 +120,7 @@ std::string seal_mismatch(const std::string& file) {
 }
 
 std::optional<std::string> read_sealed(const std::string& file, std::string* why) {
-  const std::optional<Seal> seal = read_seal(file);
+  const std::optional<Seal> seal = read_seal_file(file);
   if (!seal) {
     *why = "it has no readable seal, " + seal_path(file) + " (made by an older hkcheck, or the seal was lost)";
     return std::nullopt;

@@ -27,6 +27,13 @@ void from_json(const nlohmann::json& j, Seal& s);
 
 Seal seal_of(const std::string& entry, const std::string& bytes);
 
+// 64 bits of bytes, quick (32 bytes a step): finds accidents, not a cryptographic hash.
+uint64_t bytes_hash(const std::string& bytes);
+
+// The seal kept beside file, unchecked (read_sealed checks it against the file); nothing when
+// it is missing or unreadable.
+std::optional<Seal> read_seal(const std::string& file);
+
 // Where the seal of file is kept: file + ".seal".
 std::string seal_path(const std::string& file);
 

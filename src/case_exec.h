@@ -44,14 +44,17 @@ class CompileCache {
 };
 
 struct CaseJob;
+class ReferenceCache;
 
 // The binary of a compile-cache file, or nothing when the file is torn, altered, of an older
 // format or sealed for another key (it is then compiled again).
 std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key);
 
 // Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
-// dead after this case (the result is CRASH).
-CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault);
+// dead after this case (the result is CRASH). references: where the reference's outputs are
+// read from and kept (unless the job says not to); nullptr computes them every time.
+CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault,
+                        ReferenceCache* references = nullptr);
 
 // Plans case c of k here, then runs it as above (for tests and tools that hold the manifest).
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,

@@ -47,6 +47,7 @@ std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t ru
     nlohmann::json job = make_case_job(k, c, run_seed, run_repeat, "");
     // Paths as this run spelled them (relative or not) do not count: the contents below do.
     for (const char* path : {"manifest", "source", "reference_library"}) job.erase(path);
+    job.erase("reference_cache");  // where the reference's outputs come from changes no verdict
     text = job.dump();
   } catch (const PlanError& e) {
     text = std::string("plan error: ") + e.what();

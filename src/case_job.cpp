@@ -181,6 +181,7 @@ void to_json(json& j, const CaseJob& job) {
        {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
        {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only}, {"reference_library", job.reference_library}, {"reference_error", job.reference_error},
        {"seed", job.seed}, {"stream_name", job.stream_name}, {"repeat", job.repeat}, {"repro_dir", job.repro_dir}, {"time_launches", job.time_launches},
+       {"reference_cache", job.reference_cache},
        {"plan", {{"params", tagged_params(p.params)}, {"tensors", tensors}, {"args", args}, {"grid", p.grid},
                  {"block", p.block}, {"shared_bytes", p.shared_bytes}, {"defines", p.defines}}}};
 }
@@ -204,6 +205,8 @@ void from_json(const json& j, CaseJob& job) {
   read_field(j, "repeat", job.repeat);
   job.time_launches = 0;
   read_optional_field(j, "time_launches", job.time_launches);
+  job.reference_cache = true;
+  read_optional_field(j, "reference_cache", job.reference_cache);
   job.repro_dir.clear();
   read_optional_field(j, "repro_dir", job.repro_dir);
   read_field_with(j, "plan", [&](const json& p) { read_plan(p, job); });

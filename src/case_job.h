@@ -28,6 +28,7 @@ struct CaseJob {
   int repeat = 1;         // launches on the same inputs: the run's --repeat or the manifest's, the larger
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
   int time_launches = 0;  // --time: launches timed after a pass (0: none)
+  bool reference_cache = true;  // reference outputs may be read from and kept in the cache (reference_cache.h); --no-ref-cache
 };
 
 // The options a kernel is compiled with after the backend's own: its defines, its own folder

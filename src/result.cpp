@@ -192,6 +192,7 @@ void to_json(json& j, const CaseResult& r) {
          {"compile_cached", r.timings.compile_cached},
          {"kernel", r.timings.kernel_ms},
          {"reference", r.timings.reference_ms},
+         {"reference_cached", r.timings.reference_cached},
          {"inputs", r.timings.inputs_ms},
          {"compare", r.timings.compare_ms},
          {"worker_start", r.timings.worker_start_ms},
@@ -246,7 +247,7 @@ void from_json(const json& j, CaseResult& r) {
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");
   r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached"), t.value("inputs", 0.0),
-               t.value("compare", 0.0), t.value("worker_start", 0.0)};
+               t.value("compare", 0.0), t.value("worker_start", 0.0), t.value("reference_cached", false)};
   r.notes = j.value("notes", std::vector<std::string>{});
   r.launches = j.value("launches", 0);
   r.guards.clear();

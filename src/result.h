@@ -61,6 +61,7 @@ struct Timings {
   double inputs_ms = 0;   // generating, rounding and packing the inputs, poisoning the outputs
   double compare_ms = 0;  // comparing the outputs with the reference's (and dequantization checks)
   double worker_start_ms = 0;  // starting a worker (process and device context) for this case; 0 in a reused one
+  bool reference_cached = false;  // the reference's outputs were read from the cache (reference_cache.h), not computed
 };
 
 // --time: the kernel timed on the case's inputs after two warm-up launches (kernel_timing.h).

@@ -23,6 +23,8 @@
 #include "repro.h"
 #include "run_environment.h"
 #include "runner.h"
+#include "case_durations.h"
+#include "case_schedule.h"
 #include "sanitize.h"
 #include "slug.h"
 
@@ -45,6 +47,7 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
   o.jobs = s.jobs;
   o.exit_first = s.exit_first;
+  o.reference_cache = !s.no_ref_cache;
   o.time_launches = s.time ? s.time_launches : 0;
   o.devices = s.devices;
   o.memory_limit = resolve_memory_limit(s.memory_limit, s.jobs * static_cast<int>(s.devices.size()));
@@ -266,10 +269,23 @@ class Run {
         }
       }
     }
+    std::vector<ScheduledCase> scheduled;
+    for (const CaseTask& t : tasks) scheduled.push_back({t.kernel, t.c});
+    const std::vector<double> expected = expected_costs(scheduled, load_case_durations(s_.cache_dir).wall_ms);
+    for (size_t i = 0; i < tasks.size(); ++i) tasks[i].expected_ms = expected[i];
+    CaseDurations took;
     runner_.run_all(tasks, [&](size_t i, CaseResult r) {
+      if (r.status != Status::NOT_RUN) took.wall_ms[case_id(r.kernel, r.case_name)] = r.timings.wall_ms;
+      if (r.timings.reference_cached) ++references_cached_;
       record(r, *tasks[i].kernel, *tasks[i].c);
       results_[task_slot[i]] = std::move(r);
     });
+    std::string err;
+    if (!s_.cache_dir.empty() && !took.wall_ms.empty() && !save_case_durations(s_.cache_dir, took, &err))
+      fmt::print(stderr, "hkcheck: could not keep the cases' durations for the next run's order: {}\n", err);
+    if (references_cached_)
+      fmt::print(stderr, "hkcheck: {} of {} case(s) read their reference's outputs from the cache (--no-ref-cache computes them)\n",
+                 references_cached_, tasks.size());
     if (!changed.empty())
       fmt::print(stderr, "hkcheck: {}: {} case(s) changed since their result (manifest entry, kernel source or headers, reference, or "
                  "seed), e.g. {}: they run again\n", journal_path_, changed.size(), changed.front());
@@ -312,6 +328,7 @@ class Run {
   Runner runner_;
   std::string journal_path_;
   size_t total_, done_ = 0;
+  size_t references_cached_ = 0;  // cases whose reference outputs came from the cache
   const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   RunInfo info_;
   std::optional<DeviceInfo> dev_;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "case_plan.h"
+#include "case_schedule.h"
 #include "expectation.h"
 #include "interrupt.h"
 #include "orphans.h"
@@ -18,18 +19,18 @@ namespace hk {
 namespace {
 
 
-// Runs of consecutive cases of one kernel, at most kMaxUnit long: each runs in order in one
-// worker, so a kernel's cases see each other's device state the same way every run (and its
-// program is loaded once per run of cases). The bound keeps a kernel of many cases from holding
-// up the end of the run while other workers sit idle.
-constexpr size_t kMaxUnit = 16;
-std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks) {
-  std::vector<std::vector<size_t>> units;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    if (units.empty() || tasks[units.back().front()].kernel != tasks[i].kernel || units.back().size() == kMaxUnit) units.emplace_back();
-    units.back().push_back(i);
+// Runs of consecutive cases of one kernel: each runs in order in one worker, so a kernel's cases
+// see each other's device state the same way while their costs stay alike (and its program is
+// loaded once per run of cases). Their bounds keep a kernel of many or big cases from holding up
+// the end of the run while other workers sit idle; the costliest start first.
+std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks, size_t workers) {
+  std::vector<const void*> kernel_of;
+  std::vector<double> cost;
+  for (const CaseTask& t : tasks) {
+    kernel_of.push_back(t.kernel);
+    cost.push_back(t.expected_ms);
   }
-  return units;
+  return schedule_units(kernel_of, cost, workers, 16, kMinUnitMs);
 }
 
 // Verdicts worth a second opinion from a fresh worker. A HW_LIMIT or TIER skip is decided from
@@ -109,6 +110,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   try {
     job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
     job.time_launches = opt_.time_launches;
+    job.reference_cache = opt_.reference_cache;
     const auto ref = opt_.references.find(k.reference);
     if (ref == opt_.references.end()) job.reference_error = "reference '" + k.reference + "' was not gathered for this run";
     else if (!ref->second.ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->second.log;
@@ -156,7 +158,7 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
 }
 
 void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result) {
-  const auto units = kernel_units(tasks);
+  const auto units = kernel_units(tasks, opt_.devices.size() * static_cast<size_t>(opt_.jobs));
   std::atomic<size_t> next_unit{0};
   std::mutex sink;
   std::atomic<bool> stop_after_failure{false};

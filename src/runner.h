@@ -3,7 +3,8 @@
 //
 // Isolation "worker" (the default): a worker runs many cases in sequence, so the device context
 // is created once per worker instead of once per case. The cases of one kernel run in order in
-// one worker (in runs of at most 16); a worker is replaced after any verdict but PASS and SKIP. A case that does not pass
+// one worker, in units of at most 16 and of a bounded expected cost, the costliest units first
+// (case_schedule.h); a worker is replaced after any verdict but PASS and SKIP. A case that does not pass
 // after earlier cases in its worker is run again alone in a fresh worker: when that verdict
 // differs, the case is LEAK (state left by the earlier cases changed it), naming them.
 // Isolation "case": one fresh worker per case, as --sanitize and repro reruns use.
@@ -42,6 +43,7 @@ struct RunOptions {
   bool exit_first = false;       // run_all starts no case after one that did not pass (-x)
   int time_launches = 0;         // --time: launches timed after each passing case
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
+  bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)
   // Reference name -> its library, or why it has none (main builds them before the run).
   std::map<std::string, ReferenceLibrary> references;
 };
@@ -51,6 +53,7 @@ struct CaseTask {
   const KernelSpec* kernel = nullptr;
   const CaseSpec* c = nullptr;
   std::string repro_dir;
+  double expected_ms = 0;  // what it is expected to take (case_schedule.h): the longest start first
 };
 
 class Runner {

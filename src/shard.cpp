@@ -7,6 +7,7 @@
 
 #include "case_filter.h"
 #include "case_plan.h"
+#include "case_schedule.h"
 #include "results_file.h"
 #include "whole_number.h"
 
@@ -20,19 +21,6 @@ size_t parse_count(const std::string& text, const std::string& whole) {
   return static_cast<size_t>(*v);
 }
 
-// The elements a case's tensors hold, plus a fixed part for what every case costs (a launch, a
-// comparison, a reference call); a case that cannot be planned costs the fixed part.
-double estimated_cost(const KernelSpec& k, const CaseSpec& c) {
-  constexpr double kPerCase = 1e5;
-  try {
-    const CasePlan p = plan_case(k, c);
-    double elements = 0;
-    for (const TensorPlan& t : p.tensors) elements += static_cast<double>(t.numel);
-    return kPerCase + elements;
-  } catch (const std::exception&) {
-    return kPerCase;
-  }
-}
 
 }  // namespace
 
@@ -64,7 +52,7 @@ std::set<std::string> shard_ids(const std::vector<const KernelSpec*>& kernels, c
       const auto it = durations.find(id);
       // Recorded times and estimates are not on one scale: with durations, a case missing from
       // them costs the median of the recorded ones.
-      items.push_back({id, durations.empty() ? estimated_cost(*k, c) : it != durations.end() ? it->second : -1});
+      items.push_back({id, durations.empty() ? estimated_case_cost(*k, c) : it != durations.end() ? it->second : -1});
     }
   if (!durations.empty()) {
     std::vector<double> known;

@@ -1,5 +1,7 @@
 #include "worker.h"
 
+#include "reference_cache.h"
+
 #include <algorithm>
 #include <csignal>
 #include <iostream>
@@ -88,6 +90,9 @@ int run_worker(const WorkerOptions& opt) {
   chan.send(hello);
 
   CompileCache cache(opt.cache_dir);
+  // Without a cache folder (--no-cache) references are computed every time.
+  std::optional<ReferenceCache> references;
+  if (!opt.cache_dir.empty()) references.emplace(reference_cache_folder(opt.cache_dir), reference_cache_bound());
   std::string line;
   while (std::getline(std::cin, line)) {
     CaseRequest req;
@@ -109,7 +114,7 @@ int run_worker(const WorkerOptions& opt) {
     }
     chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt});
     bool sticky = false;
-    answer.result = execute_case(*be, *req.job, cache, &sticky);
+    answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr);
     chan.send(answer);
     if (sticky) return end_below(kStickyExit);
   }

@@ -42,6 +42,7 @@ RunSpec unusual_spec() {
   s.time_launches = 11;
   s.sanitize = "racecheck,memcheck";
   s.races = true;
+  s.reference_cache = false;
   return s;
 }
 
@@ -56,8 +57,11 @@ TEST(RunSpec, EveryFieldIsRequiredAndAnotherVersionRefused) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     json without = j;
     without.erase(it.key());
-    // "races" came after version 1: a record without it ran without the detector.
+    // "races" and "reference_cache" came after version 1: a record without them is an older
+    // run's, without the detector and with the cache on.
     if (it.key() == "races") EXPECT_FALSE(without.get<RunSpec>().races);
+    else if (it.key() == "reference_cache") EXPECT_TRUE(without.get<RunSpec>().reference_cache);
+    else if (it.key() == "memory_limit") EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
     else EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
   }
   json later = j;
@@ -77,8 +81,12 @@ TEST(RunSpec, EveryFieldIsCompared) {
       {"/references", "/q"},                  {"/backend", "cuda"},               {"/devices", {0}},
       {"/host_profile", "h100"},              {"/host_threads", 0},               {"/tier", "small"},
       {"/repeat", 1},                         {"/source_vendor", "cuda"},         {"/isolation", "worker"},
-      {"/timeout", 30},                       {"/memory_limit", "auto"},          {"/exit_first", false},             {"/time_launches", 0},
-      {"/sanitize", ""},                      {"/races", false}};
+    // "races" and "reference_cache" came after version 1: a record without them is an older
+    // run's, without the detector and with the cache on.
+    if (it.key() == "races") EXPECT_FALSE(without.get<RunSpec>().races);
+    else if (it.key() == "reference_cache") EXPECT_TRUE(without.get<RunSpec>().reference_cache);
+    else if (it.key() == "memory_limit") EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
+    else EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
   std::set<std::string> changed_keys, every_key;
   for (const auto& [key, value] : j.items())
     if (key != "version" && key != "selection") every_key.insert("/" + key);

@@ -134,6 +134,9 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--cache-dir", s.cache_dir, "Where compiled kernels are cached between processes")->capture_default_str();
   app.add_option("--resume", s.resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
       ->check(CLI::ExistingDirectory);
+  app.add_flag("--no-ref-cache", s.no_ref_cache,
+               "Compute every reference instead of reading its outputs back from the cache (--cache-dir; bounded by "
+               "HKCHECK_REF_CACHE_MB, default 4096)");
   app.add_flag("-x,--exitfirst", s.exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
   app.add_flag("--time", s.time,
                "Time each passing case: device events around --time-launches launches after two warm-up ones; results get "

@@ -36,6 +36,7 @@ RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds
   r.timeout = s.timeout;
   r.memory_limit = s.memory_limit;
   r.exit_first = s.exit_first;
+  r.reference_cache = !s.no_ref_cache;
   r.time_launches = s.time ? s.time_launches : 0;
   r.sanitize = s.sanitize;
   r.races = s.host.races;
@@ -66,6 +67,7 @@ void apply_spec(const RunSpec& spec, Settings& s) {
   s.timeout = spec.timeout;
   s.memory_limit = spec.memory_limit;
   s.exit_first = spec.exit_first;
+  s.no_ref_cache = !spec.reference_cache;
   s.time = spec.time_launches > 0;
   if (s.time) s.time_launches = spec.time_launches;
   s.sanitize = spec.sanitize;

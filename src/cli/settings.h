@@ -69,6 +69,7 @@ struct Settings {
   std::vector<int> devices;
   int repeat = 1, jobs = 0;
   bool exit_first = false;
+  bool no_ref_cache = false;  // compute every reference (reference_cache.h) instead of reading it back
   bool time = false;
   int time_launches = 20;
 

@@ -45,6 +45,8 @@ const Field kFields[] = {
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
     {"--races", false, [](const RunSpec& s) { return json(s.races); }},
+    // Where references come from does not change a verdict: parts may differ in it.
+    {"--no-ref-cache", true, [](const RunSpec& s) { return json(!s.reference_cache); }},
 };
 
 }  // namespace
@@ -83,7 +85,8 @@ void to_json(json& j, const RunSpec& s) {
        {"exit_first", s.exit_first},
        {"time_launches", s.time_launches},
        {"sanitize", s.sanitize},
-       {"races", s.races}};
+       {"races", s.races},
+       {"reference_cache", s.reference_cache}};
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -105,8 +108,9 @@ void from_json(const json& j, RunSpec& s) {
   read_field(j, "source_vendor", s.source_vendor);
   read_field(j, "isolation", s.isolation);
   read_field(j, "timeout", s.timeout);
-  std::string memory_limit;
-  read_field(j, "memory_limit", memory_limit);
+  // Added after version 1: records of older runs lack it, and ran with no memory limit.
+  std::string memory_limit = "none";
+  read_optional_field(j, "memory_limit", memory_limit);
   try {
     s.memory_limit = parse_memory_limit(memory_limit);
   } catch (const std::invalid_argument& e) {
@@ -118,6 +122,9 @@ void from_json(const json& j, RunSpec& s) {
   // Records written before --races existed lack it; they ran without the detector.
   s.races = false;
   read_optional_field(j, "races", s.races);
+  // Added after version 1 without a bump: records of older runs lack it, and read as on.
+  s.reference_cache = true;
+  read_optional_field(j, "reference_cache", s.reference_cache);
 }
 
 std::vector<SpecDifference> spec_differences(const RunSpec& a, const RunSpec& b, bool local_fields) {

@@ -45,13 +45,14 @@ struct RunSpec {
   int time_launches = 0;         // --time: launches timed per passing case; 0 without --time
   std::string sanitize;          // "", "failures" (a bare --sanitize) or TOOL[,TOOL]
   bool races = false;            // --races: the host backend's race detector
+  bool reference_cache = true;   // false with --no-ref-cache (optional in the JSON: absent is true)
   bool operator==(const RunSpec&) const = default;
 };
 
 void to_json(nlohmann::json& j, const SelectionSpec& s);
 void from_json(const nlohmann::json& j, SelectionSpec& s);
 void to_json(nlohmann::json& j, const RunSpec& s);
-// Every field is required; throws nlohmann::json::exception naming the key, or
+// Every field but reference_cache is required; throws nlohmann::json::exception naming the key, or
 // std::runtime_error for another "version".
 void from_json(const nlohmann::json& j, RunSpec& s);
 

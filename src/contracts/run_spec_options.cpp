@@ -44,6 +44,7 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   o.insert(o.end(), {"--isolation", s.isolation, "--timeout", fmt::format("{}", s.timeout)});
   o.insert(o.end(), {"--memory-limit", memory_limit_text(s.memory_limit)});
   if (s.exit_first) o.push_back("-x");
+  if (!s.reference_cache) o.push_back("--no-ref-cache");
   if (s.time_launches > 0) o.insert(o.end(), {"--time", "--time-launches", std::to_string(s.time_launches)});
   if (s.sanitize == "failures") o.push_back("--sanitize");
   else if (!s.sanitize.empty()) o.push_back("--sanitize=" + s.sanitize);

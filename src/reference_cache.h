@@ -1,0 +1,104 @@
+// Reference outputs kept between runs. A reference is a pure function of its library, its name,
+// the case's plan (params, tensor names, dtypes, shapes, roles, generators) and the inputs' seed,
+// so its outputs are stored under a key made of all of them and of the input generator's version
+// (generator.h). A rerun after an edit to the kernel then reads them back instead of recomputing.
+//
+// Each entry is one file, <folder>/<key>.ref: a line of JSON (ReferenceCacheHeader) and the
+// outputs' doubles. It is written to a temporary name and renamed into place, so several workers
+// may write at once; it is checked against its header's hash when read, and one that does not
+// match (torn, truncated, edited, another key's) is removed and recomputed, with a note. The
+// folder is bounded: past its size, the entries used least recently go first.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case_job.h"
+#include "generator.h"
+#include "reference.h"
+
+namespace hk {
+
+// Bumped when an entry's layout changes; part of every key.
+constexpr int kReferenceCacheFormat = 2;
+// The folder's bound unless HKCHECK_REF_CACHE_MB says otherwise.
+constexpr uint64_t kDefaultReferenceCacheBytes = uint64_t{4} << 30;
+
+// The bound in bytes: HKCHECK_REF_CACHE_MB (whole MiB) when set and valid, else the default.
+uint64_t reference_cache_bound();
+
+// Where a cache folder keeps reference outputs.
+std::string reference_cache_folder(const std::string& cache_dir);
+
+// What identifies the reference library at path: its sealed content hash (cache_seal.h), or ""
+// when it has no readable seal or path is "" (references linked into this program): such
+// references are not cached.
+std::string reference_library_identity(const std::string& library);
+
+// 16 hex digits over everything the reference's outputs depend on. generation: the input
+// generator's version (a parameter so that tests can vary it).
+std::string reference_cache_key(const CaseJob& job, const std::string& library_identity,
+                                int generation = kInputGenerationVersion);
+
+// The first line of an entry.
+struct ReferenceCacheHeader {
+  std::string key;
+  std::vector<std::string> tensors;  // the outputs in plan order, then the tensors the reference added
+  std::vector<int64_t> counts;       // their element counts
+  std::vector<std::string> dtypes;
+  std::vector<std::vector<int64_t>> shapes;
+  uint64_t payload_bytes = 0;        // the doubles after the line
+  uint64_t hash = 0;                 // bytes_hash (cache_seal.h) of those bytes
+};
+void to_json(nlohmann::json& j, const ReferenceCacheHeader& h);
+void from_json(const nlohmann::json& j, ReferenceCacheHeader& h);  // throws nlohmann::json::exception
+
+// What a reference leaves in its context besides the inputs: the case's outputs in plan order,
+// then any tensor it added (a dequantization check's target, say). The plan's outputs by name
+// and element count.
+using ReferenceOutputs = std::vector<ref::Tensor>;
+using OutputCounts = std::vector<std::pair<std::string, int64_t>>;
+
+class ReferenceCache {
+ public:
+  ReferenceCache(std::string folder, uint64_t bound_bytes);
+
+  // The tensors stored under key, when its entry is intact and begins with exactly the outputs of
+  // `expected` (names and counts, in order). An entry that is there but damaged is removed and
+  // *note says so. A hit marks the entry as used now.
+  std::optional<ReferenceOutputs> read(const std::string& key, const OutputCounts& expected, std::string* note);
+  // Stores outputs under key (best effort: false when it cannot be written or exceeds the bound
+  // alone), then keeps the folder within its bound.
+  bool write(const std::string& key, const ReferenceOutputs& outputs);
+  // Removes the least recently used entries until the folder is within its bound, and temporary
+  // files left by killed writers. Another process trimming at the same time makes this one skip.
+  void trim();
+
+  const std::string& folder() const { return folder_; }
+
+ private:
+  std::string path_of(const std::string& key) const;
+  std::string folder_;
+  uint64_t bound_;
+  uint64_t known_bytes_ = 0;  // the folder's size at the last trim, plus what this process wrote since
+  bool scanned_ = false;
+};
+
+// For case_exec: the case's outputs, and the tensors the reference added, filled from the cache;
+// true on a hit. A damaged entry adds a note.
+bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, ref::Context& ctx,
+                            std::vector<std::string>* notes);
+
+// Hashes of the inputs' values, taken before the reference runs: a reference that changes an
+// input (which the checks may read) is not cached, since reading it back would not change it.
+std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx);
+
+// Stores what the reference left (outputs of the planned sizes only, inputs unchanged since
+// `before`).
+void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
+                             const std::vector<uint64_t>& before);
+
+}  // namespace hk

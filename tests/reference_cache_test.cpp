@@ -1,0 +1,198 @@
+// The reference cache (reference_cache.h): what it returns is exactly what was stored, a damaged
+// entry is never trusted, the folder stays within its bound with the least recently used out,
+// and every part of the key counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "reference_cache.h"
+#include "test_util.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+
+ReferenceOutputs sample(double base, size_t n = 100) {
+  std::vector<double> a(n), b(3);
+  for (size_t i = 0; i < n; ++i) a[i] = base + std::sin(static_cast<double>(i)) * 1e-7;
+  b = {-0.0, std::numeric_limits<double>::denorm_min(), std::nan("")};
+  return {{"out", "f32", {static_cast<int64_t>(n)}, a}, {"lse", "f32", {3, 1}, b}};
+}
+
+OutputCounts counts_of(const ReferenceOutputs& o) {
+  OutputCounts c;
+  for (const ref::Tensor& t : o) c.emplace_back(t.name, static_cast<int64_t>(t.data.size()));
+  return c;
+}
+
+bool same_bytes(const ReferenceOutputs& a, const ReferenceOutputs& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape || a[i].data.size() != b[i].data.size() ||
+        std::memcmp(a[i].data.data(), b[i].data.data(), a[i].data.size() * sizeof(double)) != 0)
+      return false;
+  return true;
+}
+
+TEST(ReferenceOutputsCache, ReadsBackTheSameBytesEveryTime) {
+  test::TempDir dir;
+  ReferenceCache cache(dir.path() + "/refs", 1 << 20);
+  const ReferenceOutputs stored = sample(1.5);
+  ASSERT_TRUE(cache.write("00000000000000aa", stored));
+  for (int i = 0; i < 2; ++i) {
+    std::string note;
+    const auto got = cache.read("00000000000000aa", counts_of(stored), &note);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_TRUE(same_bytes(*got, stored)) << "read " << i + 1;
+    EXPECT_EQ(note, "");
+  }
+  std::string note;
+  EXPECT_FALSE(cache.read("00000000000000bb", counts_of(stored), &note).has_value()) << "another key";
+  EXPECT_EQ(note, "") << "a missing entry is a miss, not damage";
+  // A tensor the reference added beyond the case's outputs (a check's target) comes back too.
+  const auto with_added = cache.read("00000000000000aa", {counts_of(stored)[0]}, &note);
+  ASSERT_TRUE(with_added.has_value());
+  EXPECT_TRUE(same_bytes(*with_added, stored));
+}
+
+TEST(ReferenceOutputsCache, ADamagedEntryIsNoticedAndRemoved) {
+  test::TempDir dir;
+  ReferenceCache cache(dir.path(), 1 << 20);
+  const ReferenceOutputs stored = sample(2);
+  const std::string file = dir.path() + "/00000000000000aa.ref";
+  const auto damage = [&](auto&& how) {
+    ASSERT_TRUE(cache.write("00000000000000aa", stored));
+    std::string bytes = test::slurp(file);
+    how(bytes);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    std::string note;
+    EXPECT_FALSE(cache.read("00000000000000aa", counts_of(stored), &note).has_value());
+    EXPECT_NE(note.find("damaged"), std::string::npos) << note;
+    EXPECT_FALSE(fs::exists(file)) << "a damaged entry is removed, to be written again";
+  };
+  damage([](std::string& b) { b[b.size() - 5] ^= 0x10; });              // a flipped bit in the outputs
+  damage([](std::string& b) { b.resize(b.size() - 8); });               // truncated
+  damage([](std::string& b) { b.resize(b.find('\n') / 2); });           // torn in its header
+  damage([](std::string& b) { b.replace(b.find("aa\""), 2, "cc"); });   // another key's entry under this name
+  // The right bytes, but not the outputs this case has: never taken for them.
+  ASSERT_TRUE(cache.write("00000000000000aa", stored));
+  OutputCounts other = counts_of(stored);
+  other[0].second += 1;
+  std::string note;
+  EXPECT_FALSE(cache.read("00000000000000aa", other, &note).has_value());
+  EXPECT_NE(note, "");
+}
+
+TEST(ReferenceOutputsCache, EvictsTheLeastRecentlyUsedToKeepItsBound) {
+  test::TempDir dir;
+  const ReferenceOutputs one = sample(3);
+  // The size of one entry, from a cache of its own.
+  ReferenceCache probe(dir.path() + "/probe", 1 << 20);
+  ASSERT_TRUE(probe.write("0000000000000001", one));
+  const uint64_t entry = fs::file_size(dir.path() + "/probe/0000000000000001.ref");
+
+  const std::string folder = dir.path() + "/refs";
+  ReferenceCache cache(folder, 3 * entry + entry / 2);  // room for three
+  const auto path = [&](const char* key) { return folder + "/" + key + ".ref"; };
+  const auto now = fs::file_time_type::clock::now();
+  int age = 30;
+  for (const char* key : {"000000000000000a", "000000000000000b", "000000000000000c"}) {
+    ASSERT_TRUE(cache.write(key, one));
+    fs::last_write_time(path(key), now - std::chrono::seconds(age -= 10));  // a oldest, c newest
+  }
+  std::string note;
+  ASSERT_TRUE(cache.read("000000000000000a", counts_of(one), &note).has_value());  // a is used again: b is now the oldest
+  ASSERT_TRUE(cache.write("000000000000000d", one));
+  EXPECT_TRUE(fs::exists(path("000000000000000a")));
+  EXPECT_FALSE(fs::exists(path("000000000000000b"))) << "the least recently used goes first";
+  EXPECT_TRUE(fs::exists(path("000000000000000c")));
+  EXPECT_TRUE(fs::exists(path("000000000000000d")));
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().extension() == ".ref") total += fs::file_size(e.path());
+  EXPECT_LE(total, 3 * entry + entry / 2);
+  ReferenceCache tiny(dir.path() + "/tiny", entry / 2);
+  EXPECT_FALSE(tiny.write("0000000000000001", one)) << "an entry larger than the bound is not kept";
+}
+
+CaseJob base_job() {
+  CaseJob j;
+  j.kernel = "k";
+  j.case_name = "c";
+  j.stream_name = "c";
+  j.reference = "ref";
+  j.seed = 7;
+  j.plan.params = {{"N", 4.0}, {"mode", std::string("neox")}};
+  TensorPlan x;
+  x.name = "x", x.dtype = DType::f16, x.shape = {2, 2}, x.numel = 4, x.role = Role::in, x.init = {"normal", {{"std", 1.0}}};
+  TensorPlan y = x;
+  y.name = "y", y.role = Role::out;
+  j.plan.tensors = {x, y};
+  return j;
+}
+
+TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
+  const std::string lib = "ref-1.so:10:00000000000000ff";
+  std::set<std::string> keys = {reference_cache_key(base_job(), lib)};
+  EXPECT_EQ(reference_cache_key(base_job(), lib), *keys.begin()) << "the same job, the same key";
+  // What the reference reads does not include the tolerances, launch or the run's repro folder.
+  CaseJob same = base_job();
+  same.plan.tensors[1].tolerance.atol = 1;
+  same.plan.grid = {9, 1, 1};
+  same.repro_dir = "/elsewhere";
+  EXPECT_EQ(reference_cache_key(same, lib), *keys.begin());
+
+  std::vector<std::pair<std::string, std::string>> changed;
+  const auto add = [&](const std::string& what, const CaseJob& j, const std::string& l = "ref-1.so:10:00000000000000ff", int gen = kInputGenerationVersion) {
+    changed.emplace_back(what, reference_cache_key(j, l, gen));
+  };
+  add("library", base_job(), "ref-1.so:10:00000000000000fe");
+  add("generation", base_job(), lib, kInputGenerationVersion + 1);
+  std::vector<std::pair<std::string, void (*)(CaseJob&)>> edits = {
+      {"reference", [](CaseJob& j) { j.reference = "other"; }},
+      {"kernel", [](CaseJob& j) { j.kernel = "k2"; }},
+      {"stream", [](CaseJob& j) { j.stream_name = "c2"; }},
+      {"seed", [](CaseJob& j) { j.seed = 8; }},
+      {"numeric param", [](CaseJob& j) { j.plan.params["N"] = 4.0000000001; }},
+      {"string param", [](CaseJob& j) { j.plan.params["mode"] = std::string("gptj"); }},
+      {"param added", [](CaseJob& j) { j.plan.params["M"] = 1.0; }},
+      {"dtype", [](CaseJob& j) { j.plan.tensors[0].dtype = DType::bf16; }},
+      {"shape", [](CaseJob& j) { j.plan.tensors[0].shape = {4, 1}; }},
+      {"role", [](CaseJob& j) { j.plan.tensors[1].role = Role::inout; }},
+      {"tensor name", [](CaseJob& j) { j.plan.tensors[0].name = "z"; }},
+      {"generator", [](CaseJob& j) { j.plan.tensors[0].init.kind = "uniform"; }},
+      {"generator field", [](CaseJob& j) { j.plan.tensors[0].init.fields["std"] = 2; }},
+      {"tensor order", [](CaseJob& j) { std::swap(j.plan.tensors[0], j.plan.tensors[1]); }},
+  };
+  for (const auto& [what, edit] : edits) {
+    CaseJob j = base_job();
+    edit(j);
+    add(what, j);
+  }
+  for (const auto& [what, key] : changed) {
+    EXPECT_EQ(key.size(), 16u);
+    EXPECT_TRUE(keys.insert(key).second) << what << " does not change the key";
+  }
+}
+
+TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
+  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, 48, 0x0123456789abcdefull};
+  const ReferenceCacheHeader back = nlohmann::json(h).get<ReferenceCacheHeader>();
+  EXPECT_EQ(back.key, h.key);
+  EXPECT_EQ(back.tensors, h.tensors);
+  EXPECT_EQ(back.counts, h.counts);
+  EXPECT_EQ(back.dtypes, h.dtypes);
+  EXPECT_EQ(back.shapes, h.shapes);
+  EXPECT_EQ(back.payload_bytes, h.payload_bytes);
+  EXPECT_EQ(back.hash, h.hash);
+}
+
+}  // namespace
+}  // namespace hk
