@@ -13,6 +13,7 @@
 #include "contracts/journal_header.h"
 #include "contracts/results_document.h"
 #include "contracts/run_spec_options.h"
+#include "memory_limit.h"
 #include "seed_sweep.h"
 
 namespace hk {
