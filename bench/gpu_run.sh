@@ -5,6 +5,8 @@
 #   bench/gpu_run.sh OUTDIR seeds            # every manifest with seeds 0..2, and a seed-dependent bug
 #   bench/gpu_run.sh OUTDIR ci               # docs/ci.md on this GPU: seed diff, broken-kernel diff, shards, --time
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
+#   bench/gpu_run.sh OUTDIR speed            # bench/speed.sh: cold, warm, edited-kernel reruns, 1 vs every GPU, host tier
+#   bench/gpu_run.sh OUTDIR verify           # the known-bad corpus (racecheck) and the unit tests, no --all
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +82,17 @@ for stage in "$@"; do
       rm -rf "$out/examples_hip"
       (cd examples/hip_kernel_project && "$prefix/bin/hkcheck" silu_and_mul --out "$out/examples_hip" --cache-dir "$cache") >"$out/examples_hip.log" 2>&1
       echo "hip project's silu_and_mul on this GPU: exit $?"; tail -2 "$out/examples_hip.log"
+      ;;
+    speed)
+      bench/speed.sh "$out/speed" build-gpu/hkcheck
+      ;;
+    verify)
+      rm -rf "$out/known_bad"
+      build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad" --cache-dir "$cache" --sanitize=racecheck >"$out/known_bad.log" 2>&1
+      tail -2 "$out/known_bad.log"
+      build-gpu/tests/known_bad_check "$out/known_bad/test_results.json" tests/known_bad
+      build-gpu/tests/hkcheck_tests --gtest_brief=1 >"$out/unit_tests.log" 2>&1
+      tail -3 "$out/unit_tests.log"
       ;;
     bench)
       PYTHONUNBUFFERED=1 python3 bench/overhead.py --hkcheck build-gpu/hkcheck --keep "$out/bench" --torch 2>&1 | tee "$out/bench.txt"
