@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "case_filter.h"
 #include "case_fingerprint.h"
 #include "cli/resume.h"
 #include "cli/run_spec_settings.h"
