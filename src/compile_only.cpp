@@ -196,7 +196,7 @@ class CompilerProcess {
   // crashed or timed out.
   std::optional<CompileAnswer> ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r) {
     if (!proc_ && !start(r)) return std::nullopt;
-    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, item.kernel->entry};
+    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries};
     proc_->write_line(json(job).dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;
@@ -237,9 +237,10 @@ class CompilerProcess {
       judge_resources(item, figures == res.resources_by_entry.end() ? nullptr : &figures->second, r);
     } else {
       r.status = Status::COMPILE_ERROR;
-      // The summary names the entry the compile was asked for first: every entry of a file
-      // that does not compile gets the same log and its own attribution is in it.
-      r.message = res.summary.empty() ? res.log : res.summary;
+      // Every entry of a file that does not compile gets the same log and its own summary:
+      // the answer may be one another kernel of the file asked for (CompileMemo).
+      const auto own = res.summaries.find(k.entry);
+      r.message = own == res.summaries.end() || own->second.empty() ? res.log : own->second;
       r.compile_log = res.log;
     }
   }

@@ -81,7 +81,8 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       res.bytes = c.binary.size();
       res.symbols = c.symbols;
       res.entry_errors = c.entry_errors;
-      if (!c.ok) res.summary = compile_error_summary(c.log, q.source, job.source, job.entry, q.entries);
+      if (!c.ok)
+        for (const std::string& entry : q.entries) res.summaries[entry] = compile_error_summary(c.log, q.source, job.source, entry, q.entries);
     } catch (const std::exception& e) {
       res.ok = false;
       res.log = std::string("hkcheck: ") + e.what();

@@ -10,8 +10,11 @@
 
 namespace hk {
 
-// FAIL, FLAKY, LEAK and XPASS are failures (the kernel is wrong); CRASH, TIMEOUT, COMPILE_ERROR,
-// ERROR and NOT_RUN errors (the case could not be judged); SKIP and XFAIL skipped, with the reason.
+// FAIL, FLAKY, LEAK and XPASS are failures (the kernel is wrong); CRASH, TIMEOUT, COMPILE_ERROR
+// and ERROR errors (the case could not be judged); SKIP, XFAIL and NOT_RUN (a case -x or an
+// interrupt left unstarted: not a finding of its own) skipped, with the reason. A failure's or an
+// error's message is its one-line reason; its text, what a reviewer needs: each wrong output's
+// figures and first mismatch, guard breaches, the message and the compiler log's first lines.
 std::string results_junit(const RunInfo& run, const std::vector<CaseResult>& results);
 
 }  // namespace hk

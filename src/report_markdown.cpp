@@ -4,6 +4,7 @@
 #include <map>
 
 #include "report.h"
+#include "markdown_budget.h"
 #include "report_text.h"
 #include "seed_sweep.h"
 
@@ -25,6 +26,15 @@ std::string max_diff(const CaseResult& r) {
   double d = 0;
   for (const auto& o : r.outputs) d = std::max(d, o.max_abs_diff);
   return fmt::format("{:.6g}", d);
+}
+
+// A long text (a message, a compiler log) in a code block, cut to its first lines: a comment has
+// room for the start of many, and the JSON has every one whole.
+std::string excerpt_block(const std::string& text, const std::string& what, size_t max_lines = 40, size_t max_bytes = 4000) {
+  const TextExcerpt e = text_excerpt(text, max_lines, max_bytes);
+  std::string md = md_code_block(e.text);
+  if (e.lines_left_out) md += fmt::format("\n{} more line(s) of {}: see test_results.json.\n", e.lines_left_out, what);
+  return md;
 }
 
 }  // namespace
@@ -75,30 +85,44 @@ std::string sanitizer_text(const CaseSanitizer& san) {
   for (const SanitizerTool& t : san.tools) {
     md += fmt::format("- compute-sanitizer {}: {}\n", cell(t.tool),
                       cell(t.summary.empty() ? fmt::format("no summary ({})", status_name(t.status)) : t.summary, 2000));
-    if (!t.first_error.empty()) md += "\n" + md_code_block(t.first_error);
+    if (!t.first_error.empty()) md += "\n" + excerpt_block(t.first_error, "the sanitizer's report");
   }
   return md;
 }
 
-// Each distinct compiler log once, however many cases it failed: a file is compiled once for
-// all its entries, so one broken kernel would otherwise repeat its log for every case.
-std::string compile_logs_section(const std::vector<CaseResult>& results) {
-  std::map<std::string, const std::string*> logs;
-  for (const CaseResult& r : results)
-    if (!r.compile_log.empty()) logs.emplace(compile_log_id(r.compile_log), &r.compile_log);
-  if (logs.empty()) return "";
-  std::string md = "\n## Compile logs\n";
-  for (const auto& [id, log] : logs)
-    md += fmt::format("\n### {}\n\n{}", id, md_code_block(*log));
-  return md;
+// Each distinct compiler log once, however many cases it failed (a file is compiled once for all
+// its entries, so one broken kernel would otherwise repeat its log for every case), with the
+// kernels it failed and its first lines: the whole log is in test_results.json.
+std::vector<std::string> compile_log_pieces(const std::vector<CaseResult>& results) {
+  struct Log {
+    const std::string* text;
+    std::vector<std::string> kernels;
+  };
+  std::map<std::string, Log> logs;
+  for (const CaseResult& r : results) {
+    if (r.compile_log.empty()) continue;
+    Log& log = logs.emplace(compile_log_id(r.compile_log), Log{&r.compile_log, {}}).first->second;
+    if (std::find(log.kernels.begin(), log.kernels.end(), r.kernel) == log.kernels.end()) log.kernels.push_back(r.kernel);
+  }
+  std::vector<std::string> pieces;
+  for (const auto& [id, log] : logs) {
+    std::string kernels;
+    for (size_t i = 0; i < std::min<size_t>(log.kernels.size(), 8); ++i) kernels += (i ? ", " : "") + md_code_span(log.kernels[i]);
+    if (log.kernels.size() > 8) kernels += fmt::format(" and {} more", log.kernels.size() - 8);
+    const TextExcerpt e = text_excerpt(*log.text, 30, 3000);
+    std::string md = fmt::format("\n### {}\n\nFailed {}.\n\n{}", id, kernels, md_code_block(e.text));
+    if (e.lines_left_out) md += fmt::format("\n{} more line(s): test_results.json, `compile_logs.{}`.\n", e.lines_left_out, id);
+    pieces.push_back(md);
+  }
+  return pieces;
 }
 
 // A case that fails for some seeds only is a different finding from one that always fails (a
 // rare input, a race): the sweep's summary names them first.
-std::string seed_section(const std::vector<CaseResult>& results) {
+void add_seed_section(MarkdownBudget& md, const std::vector<CaseResult>& results) {
   const std::vector<SeedSummary> sweeps = summarize_seeds(results);
-  if (sweeps.empty()) return "";
-  std::string some, every;
+  if (sweeps.empty()) return;
+  std::vector<std::string> some, every;
   int passed = 0;
   for (const SeedSummary& s : sweeps) {
     if (s.not_passed.empty()) {
@@ -108,19 +132,19 @@ std::string seed_section(const std::vector<CaseResult>& results) {
     std::string seeds;
     for (const auto& [seed, st] : s.not_passed) seeds += fmt::format("{}{} ({})", seeds.empty() ? "" : ", ", seed, status_name(st));
     const bool all = static_cast<int>(s.not_passed.size()) == s.seeds;
-    (all ? every : some) += fmt::format("| {} | {} | {} of {} | {} |\n", cell(s.kernel), cell(s.case_name), s.not_passed.size(), s.seeds,
-                                       cell(seeds, 400));
+    (all ? every : some).push_back(fmt::format("| {} | {} | {} of {} | {} |\n", cell(s.kernel), cell(s.case_name), s.not_passed.size(), s.seeds,
+                                               cell(seeds, 400)));
   }
-  std::string md = fmt::format("\n## Seed sweep\n\n{} case(s) ran with {} seed(s) each: {} passed for every seed.\n", sweeps.size(),
-                               sweeps.front().seeds, passed);
-  const char* head = "| Kernel | Case | Seeds not passed | Which |\n| --- | --- | --- | --- |\n";
-  if (!some.empty()) md += std::string("\n### Fails for some seeds only\n\n") + head + some;
-  if (!every.empty()) md += std::string("\n### Fails for every seed\n\n") + head + every;
-  return md;
+  md.add(fmt::format("\n## Seed sweep\n\n{} case(s) ran with {} seed(s) each: {} passed for every seed.\n", sweeps.size(),
+                     sweeps.front().seeds, passed));
+  const std::string head = "| Kernel | Case | Seeds not passed | Which |\n| --- | --- | --- | --- |\n";
+  const auto more = [](size_t n) { return fmt::format("\n{} more such case(s): see test_results.json.\n", n); };
+  md.add_list("\n### Fails for some seeds only\n\n" + head, some, more, kMarkdownBudget / 8);
+  md.add_list("\n### Fails for every seed\n\n" + head, every, more, kMarkdownBudget / 8);
 }
 
 // One row per kernel: how many of its cases reached each verdict (only the verdicts this run has).
-std::string kernel_table(const std::vector<CaseResult>& results) {
+void add_kernel_table(MarkdownBudget& md, const std::vector<CaseResult>& results) {
   std::vector<std::string> kernels;
   std::map<std::string, std::map<Status, int>> counts;
   std::map<Status, int> seen;
@@ -129,20 +153,21 @@ std::string kernel_table(const std::vector<CaseResult>& results) {
     ++counts[r.kernel][r.status];
     ++seen[r.status];
   }
-  std::string md = "\n## Kernels\n\n| Kernel | Cases |";
+  std::string head = "\n## Kernels\n\n| Kernel | Cases |";
   std::string rule = "| --- | --- |";
   for (Status st : every_status())
-    if (seen.count(st)) md += fmt::format(" {} |", status_name(st)), rule += " --- |";
-  md += "\n" + rule + "\n";
+    if (seen.count(st)) head += fmt::format(" {} |", status_name(st)), rule += " --- |";
+  head += "\n" + rule + "\n";
+  std::vector<std::string> rows;
   for (const std::string& k : kernels) {
     int total = 0;
     for (const auto& [st, n] : counts[k]) total += n;
-    md += fmt::format("| {} | {} |", cell(k), total);
+    std::string row = fmt::format("| {} | {} |", cell(k), total);
     for (Status st : every_status())
-      if (seen.count(st)) md += counts[k].count(st) ? fmt::format(" {} |", counts[k][st]) : std::string(" |");
-    md += "\n";
+      if (seen.count(st)) row += counts[k].count(st) ? fmt::format(" {} |", counts[k][st]) : std::string(" |");
+    rows.push_back(row + "\n");
   }
-  return md;
+  md.add_list(head, rows, [](size_t n) { return fmt::format("\n{} more kernel(s): see test_results.json.\n", n); }, kMarkdownBudget / 6);
 }
 
 std::string case_row(const CaseResult& r) {
@@ -183,7 +208,7 @@ std::string case_details(const CaseResult& r) {
   }
   if (!r.repro.empty()) sec += fmt::format("- repro: {} (rerun: {})\n", md_code_span(r.repro + "/"), md_code_span(r.repro + "/rerun.sh"));
   if (r.sanitizer) sec += sanitizer_text(*r.sanitizer);
-  if (!r.message.empty()) sec += "\n" + md_code_block(r.message);
+  if (!r.message.empty()) sec += "\n" + excerpt_block(r.message, "the message");
   if (!r.compile_log.empty()) sec += fmt::format("- compiler log: [{0}](#{0}) under Compile logs\n", compile_log_id(r.compile_log));
   for (const auto& n : r.notes) sec += "- note: " + cell(n, 2000) + "\n";
   return sec;
@@ -215,66 +240,64 @@ bool worth_listing(const CaseResult& r) {
   return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE" && r.reason != "NOT_FOR_VENDOR");
 }
 
-}  // namespace
-
-std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
-  const Counts c = count_results(results);
-  std::string md = "# hkcheck results\n\n";
-  const RunSpec& spec = run.spec;
-  const std::string device = run.device ? run.device->name + " (" + run.device->arch + ")" : "no device";
-  md += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(spec.backend), spec.tier == "all" ? "" : ", tier " + cell(spec.tier) + " only");
-  if (run.device && !run.device->note.empty()) md += "- " + cell(run.device->note, 2000) + "\n";
-  const std::string seeds = spec.seeds.empty() ? fmt::format("seed {}", spec.seed) : fmt::format("seeds {}", fmt::join(spec.seeds, ","));
-  md += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", cell(run.hkcheck_version), cell(run.git_commit),
-                    cell(run.host), cell(run.started_at), seeds, run.wall_s);
-  if (!run.resumed_from.empty()) md += fmt::format("- resumed from {}\n", cell(run.resumed_from, 1000));
-  if (run.sanitizer && !run.sanitizer->ran) md += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer->why, 1000));
-  if (!run.interrupted.empty())
-    md += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
-  md += "\n**" + counts_line(c) + "**\n";
-  if (!run.manifest_errors.empty()) {
-    md += "\n## Manifest errors\n\n";
-    for (const auto& e : run.manifest_errors) md += "- " + cell(e, 1000) + "\n";
-  }
-  md += seed_section(results);
-  md += kernel_table(results);
-  md += timing_section(results);
-  // Every case on request; else the cases worth a reviewer's eye (half the budget at most).
-  const char* head = "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
-  if (run.markdown_every_case) {
-    md += std::string("\n## Every case\n") + head;
-    for (const CaseResult& r : results) md += case_row(r);
-  } else {
-    std::string rows;
-    size_t rows_left_out = 0;
-    for (const CaseResult& r : results) {
-      if (!worth_listing(r)) continue;
-      if (md.size() + rows.size() > kMarkdownBudget / 2) ++rows_left_out;
-      else rows += case_row(r);
-    }
-    if (rows_left_out) rows += fmt::format("\n{} more case(s) did not pass: see test_results.json.\n", rows_left_out);
-    if (!rows.empty()) md += std::string("\n## Cases that did not pass\n") + head + rows;
-  }
-  // Details until the budget is spent; the JSON has every case's.
+// Each case that did not pass, in a row and then in detail, while the budget lasts: the rows may
+// take a third of it; the details leave room for the compile logs' first lines.
+void add_failures(MarkdownBudget& md, const std::vector<CaseResult>& results, bool every_case, size_t keep_for_logs) {
+  const std::string head = "\n| Kernel | Case | Status | Max diff | Notes |\n| --- | --- | --- | --- | --- |\n";
+  std::vector<std::string> rows;
+  for (const CaseResult& r : results)
+    if (every_case || worth_listing(r)) rows.push_back(case_row(r));
+  md.add_list(std::string(every_case ? "\n## Every case\n" : "\n## Cases that did not pass\n") + head, rows,
+              [](size_t n) { return fmt::format("\n{} more case(s) did not pass: see test_results.json.\n", n); }, kMarkdownBudget / 3);
   size_t left_out = 0;
   bool details_begun = false;
   for (const CaseResult& r : results) {
     if (!worth_listing(r)) continue;
-    const std::string sec = case_details(r);
-    if (!run.markdown_every_case && md.size() + sec.size() > kMarkdownBudget - 1500) {
-      ++left_out;
-      continue;
-    }
-    if (!details_begun) md += "\n## Details\n";
-    details_begun = true;
-    md += sec;
+    const std::string sec = (details_begun ? "" : "\n## Details\n") + case_details(r);
+    if (md.add(sec, keep_for_logs)) details_begun = true;
+    else ++left_out;
   }
   if (left_out)
-    md += fmt::format("\n{} more case(s) did not pass: their details are in test_results.json (kept out to fit a pull-request "
-                      "comment; --md-every-case writes them all).\n", left_out);
-  if (run.markdown_every_case || md.size() < kMarkdownBudget - 2000) md += compile_logs_section(results);
-  else md += "\nCompile logs: in test_results.json (`compile_logs`).\n";
-  return utf8_escaped(md);  // a net: every text of a kernel's was escaped above
+    md.add_closing(fmt::format("\n{} more case(s) did not pass: their details are in test_results.json (kept out to fit a pull-request "
+                               "comment; --md-every-case writes them all).\n", left_out));
+}
+
+}  // namespace
+
+std::string results_markdown(const RunInfo& run, const std::vector<CaseResult>& results) {
+  MarkdownBudget md(run.markdown_every_case ? MarkdownBudget::kUnlimited : kMarkdownBudget);
+  const Counts c = count_results(results);
+  const RunSpec& spec = run.spec;
+  std::string head = "# hkcheck results\n\n";
+  const std::string device = run.device ? run.device->name + " (" + run.device->arch + ")" : "no device";
+  head += fmt::format("- device: {}, backend {}{}\n", cell(device, 400), cell(spec.backend), spec.tier == "all" ? "" : ", tier " + cell(spec.tier) + " only");
+  if (run.device && !run.device->note.empty()) head += "- " + cell(run.device->note, 2000) + "\n";
+  const std::string seeds = spec.seeds.empty() ? fmt::format("seed {}", spec.seed) : fmt::format("seeds {}", fmt::join(spec.seeds, ","));
+  head += fmt::format("- hkcheck {} ({}), host {}, started {}, {}, wall {:.1f} s\n", cell(run.hkcheck_version), cell(run.git_commit),
+                      cell(run.host), cell(run.started_at), seeds, run.wall_s);
+  if (!run.resumed_from.empty()) head += fmt::format("- resumed from {}\n", cell(run.resumed_from, 1000));
+  if (run.sanitizer && !run.sanitizer->ran) head += fmt::format("- --sanitize did not run: {}\n", cell(run.sanitizer->why, 1000));
+  if (!run.interrupted.empty())
+    head += fmt::format("\n**Interrupted by {}: {} cases were not run; `hkcheck --resume <this folder>` runs them.**\n", run.interrupted, c[Status::NOT_RUN]);
+  head += "\n**" + counts_line(c) + "**\n";
+  md.add(head);
+  std::vector<std::string> errors;
+  for (const auto& e : run.manifest_errors) errors.push_back("- " + cell(e, 1000) + "\n");
+  md.add_list("\n## Manifest errors\n\n", errors,
+              [](size_t n) { return fmt::format("\n{} more manifest error(s): see test_results.json (`run.manifest_errors`).\n", n); },
+              kMarkdownBudget / 8);
+  add_seed_section(md, results);
+  add_kernel_table(md, results);
+  md.add(timing_section(results));
+  // The compile logs come last but are what a run of broken kernels is about: the details leave
+  // room for the first logs.
+  const std::vector<std::string> logs = compile_log_pieces(results);
+  size_t logs_size = 0;
+  for (const std::string& l : logs) logs_size += l.size();
+  add_failures(md, results, run.markdown_every_case, std::min<size_t>(logs_size + 100, kMarkdownBudget / 4));
+  md.add_list("\n## Compile logs\n", logs,
+              [](size_t n) { return fmt::format("\n{} more compile log(s): see test_results.json (`compile_logs`).\n", n); });
+  return md.text();
 }
 
 }  // namespace hk

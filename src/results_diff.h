@@ -56,8 +56,11 @@ bool fails_on(const ResultsDiff& d, const std::string& policy);
 // and the case): which record to compare would be a guess.
 ResultsDiff diff_results(const ResultsDocument& a, const ResultsDocument& b);
 
-// The diff for a pull-request comment: both runs named, then what B lost, regressions, fixes,
-// device differences, other changes, metric changes and the cases run on one side only, per kernel.
+// The diff for a pull-request comment, under kDiffMarkdownBudget characters: both runs named,
+// then what B lost, regressions, fixes, device differences, other changes, metric changes and the
+// cases run on one side only, per kernel; a list too long for a comment ends with how many were
+// left out (diff_json has them all).
+constexpr size_t kDiffMarkdownBudget = 60000;
 std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d);
 nlohmann::json diff_json(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d);
 

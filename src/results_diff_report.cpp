@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "markdown_budget.h"
 #include "report_text.h"
 #include "results_diff.h"
 
@@ -50,45 +51,51 @@ std::string header_line(const char* which, const RunHeader& h) {
 }  // namespace
 
 std::string diff_markdown(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d) {
-  std::string md = "# hkcheck diff\n\n| run | device | arch | backend | driver | hkcheck | seed | command |\n"
-                   "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  md += header_line("A", run_header(a)) + header_line("B", run_header(b));
-  md += fmt::format("\n**{} cases compared: {} regression(s), {} fix(es), {} device difference(s), {} other change(s), {} metric "
-                    "change(s); {} case(s) not run in both.**\n",
-                    d.compared, d.count(ChangeKind::regression), d.count(ChangeKind::fix), d.count(ChangeKind::device),
-                    d.count(ChangeKind::other), d.metrics.size(), d.missing.size());
-  if (!d.lost.empty()) {
-    md += fmt::format("\n## Lost in B ({})\n\n", d.lost.size());
-    for (const std::string& l : d.lost) md += "- " + md_inline(l, 1000) + "\n";
-  }
+  // The same budget as a run's markdown: thousands of regressions are summed up, not listed.
+  MarkdownBudget md(kDiffMarkdownBudget);
+  md.add("# hkcheck diff\n\n| run | device | arch | backend | driver | hkcheck | seed | command |\n"
+         "| --- | --- | --- | --- | --- | --- | --- | --- |\n" +
+         header_line("A", run_header(a)) + header_line("B", run_header(b)));
+  md.add(fmt::format("\n**{} cases compared: {} regression(s), {} fix(es), {} device difference(s), {} other change(s), {} metric "
+                     "change(s); {} case(s) not run in both.**\n",
+                     d.compared, d.count(ChangeKind::regression), d.count(ChangeKind::fix), d.count(ChangeKind::device),
+                     d.count(ChangeKind::other), d.metrics.size(), d.missing.size()));
+  const auto more = [](const char* what) {
+    return [what](size_t n) { return fmt::format("\n{} more {}: `hkcheck diff --json FILE` lists every one.\n", n, what); };
+  };
+  std::vector<std::string> lost;
+  for (const std::string& l : d.lost) lost.push_back("- " + md_inline(l, 1000) + "\n");
+  md.add_list(fmt::format("\n## Lost in B ({})\n\n", d.lost.size()), lost, more("line(s) of what B lost"), kDiffMarkdownBudget / 8);
   for (ChangeKind k : {ChangeKind::regression, ChangeKind::fix, ChangeKind::device, ChangeKind::other}) {
-    if (!d.count(k)) continue;
-    md += fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), d.count(k));
+    std::vector<std::string> rows;
     for (const VerdictChange& c : d.changed)
-      if (c.kind == k) md += fmt::format("| {} | {} | {} | {} |\n", md_inline(c.kernel), md_inline(c.case_name), md_inline(c.before), md_inline(c.after));
+      if (c.kind == k) rows.push_back(fmt::format("| {} | {} | {} | {} |\n", md_inline(c.kernel, 160), md_inline(c.case_name, 160),
+                                                  md_inline(c.before, 160), md_inline(c.after, 160)));
+    // Regressions first and with the most room: they are what fails a pull request.
+    md.add_list(fmt::format("\n## {} ({})\n\n| Kernel | Case | A | B |\n| --- | --- | --- | --- |\n", change_kind_name(k), rows.size()), rows,
+                more("case(s) of this kind"), k == ChangeKind::regression ? kDiffMarkdownBudget / 2 : kDiffMarkdownBudget / 8);
   }
-  if (!d.metrics.empty()) {
-    md += "\n## Metric changes\n\n| Kernel | Case | What | A | B |\n| --- | --- | --- | --- | --- |\n";
-    constexpr size_t kShown = 100;  // a comment has room for the first ones; --json has all
-    for (size_t i = 0; i < std::min(kShown, d.metrics.size()); ++i) {
-      const MetricChange& m = d.metrics[i];
-      md += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", md_inline(m.kernel), md_inline(m.case_name), md_inline(m.what), m.before, m.after);
-    }
-    if (d.metrics.size() > kShown) md += fmt::format("\n{} more metric change(s): see --json.\n", d.metrics.size() - kShown);
-  }
+  std::vector<std::string> metrics;
+  for (const MetricChange& m : d.metrics)
+    metrics.push_back(fmt::format("| {} | {} | {} | {:.4g} | {:.4g} |\n", md_inline(m.kernel, 160), md_inline(m.case_name, 160),
+                                  md_inline(m.what, 160), m.before, m.after));
+  md.add_list("\n## Metric changes\n\n| Kernel | Case | What | A | B |\n| --- | --- | --- | --- | --- |\n", metrics,
+              more("metric change(s)"), kDiffMarkdownBudget / 8);
   if (!d.missing.empty()) {
     // Per kernel: a one-kernel run against --all would otherwise list hundreds of lines.
     std::map<std::string, std::map<std::string, int>> per_kernel;
     for (const VerdictChange& m : d.missing)
       ++per_kernel[m.kernel][m.before == "absent" ? "only in B" : m.after == "absent" ? "only in A" : "not run in both"];
-    md += "\n## Not run in both\n\n| Kernel | Cases |\n| --- | --- |\n";
+    std::vector<std::string> rows;
     for (const auto& [k, counts] : per_kernel) {
       std::string s;
       for (const auto& [what, n] : counts) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
-      md += fmt::format("| {} | {} |\n", md_inline(k), s);
+      rows.push_back(fmt::format("| {} | {} |\n", md_inline(k, 160), s));
     }
+    md.add_list("\n## Not run in both\n\n| Kernel | Cases |\n| --- | --- |\n", rows, more("kernel(s) with cases not run in both"),
+                kDiffMarkdownBudget / 8);
   }
-  return md;
+  return md.text();
 }
 
 json diff_json(const ResultsDocument& a, const ResultsDocument& b, const ResultsDiff& d) {

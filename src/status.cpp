@@ -19,7 +19,7 @@ constexpr std::array<StatusInfo, kStatusCount> kTable = {{
     {Status::FLAKY, "FLAKY", true, true, false, J::failure, "31", "launches of the same inputs disagree"},
     {Status::XFAIL, "XFAIL", false, true, false, J::skipped, "36", "went wrong as its manifest declares"},
     {Status::XPASS, "XPASS", true, true, false, J::failure, "31", "declared to go wrong, and passed: the manifest is out of date"},
-    {Status::NOT_RUN, "NOT_RUN", true, false, false, J::error, "33", "not started: the run was interrupted or stopped (-x)"},
+    {Status::NOT_RUN, "NOT_RUN", true, false, false, J::skipped, "33", "not started: the run was interrupted or stopped (-x)"},
     {Status::LEAK, "LEAK", true, true, false, J::failure, "31", "passes alone, not after other cases in the same worker"},
 }};
 

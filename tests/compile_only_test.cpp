@@ -74,6 +74,23 @@ TEST_F(CompileOnly, KernelsOfOneFileShareOneCompilePerConfiguration) {
   EXPECT_EQ(shared, 3) << "one of the two kernels of each of the three configurations reuses the other's compile";
 }
 
+// example_scale_rows and example_row_max share broken.cu, where only row_max is broken: one compile
+// answers both, and each row says its own words whichever kernel asked first (--jobs 1: always
+// scale_rows) and however many compile at once.
+TEST_F(CompileOnly, EachKernelOfABrokenFileGetsItsOwnMessage) {
+  const std::string manifests = std::string(REPO_DIR) + "/examples/kernel_project/manifests";
+  for (const char* jobs : {"1", "2", "2", "2"}) {
+    EXPECT_EQ(run({"--arch", "sm_90", "--jobs", jobs, "example_scale_rows", "example_row_max"}, manifests), 0) << "both are expected not to compile";
+    std::map<std::string, std::string> messages;
+    const json r = results();
+    for (const json& c : r["cases"]) messages[c["kernel"].get<std::string>()] = c["status"].get<std::string>() + ": " + c.value("message", "");
+    ASSERT_EQ(messages.size(), 2u) << "--jobs " << jobs;
+    EXPECT_EQ(messages["example_row_max"].rfind("XFAIL: row_max does not compile:", 0), 0u) << "--jobs " << jobs << ": " << messages["example_row_max"];
+    EXPECT_EQ(messages["example_scale_rows"].rfind("XFAIL: scale_rows has no error of its own: the file does not compile because of row_max", 0), 0u)
+        << "--jobs " << jobs << ": " << messages["example_scale_rows"];
+  }
+}
+
 // 160,000 bytes of shared memory is over gfx90a's 64 KiB: HW_LIMIT, and the row still says that
 // the source compiled and what it needs.
 TEST_F(CompileOnly, AHardwareLimitStillSaysTheSourceCompiled) {

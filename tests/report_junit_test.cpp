@@ -42,6 +42,35 @@ TEST(ReportJunit, EachVerdictInItsElementAndCountsAddUp) {
   EXPECT_EQ(count(x, "<testsuite "), count(x, "</testsuite>"));
 }
 
+// A failure says what was wrong: its message is the one-line reason, its text the figures and
+// first mismatch of each wrong output and the guard breaches; a compiler log is cut to its start.
+TEST(ReportJunit, AFailureCarriesItsReasonAndDetails) {
+  CaseResult r = make("rmsnorm", "n=2", Status::FAIL);
+  OutputMetrics o;
+  o.name = "out", o.dtype = "f32", o.numel = 64, o.mismatches = 3, o.pass = false, o.max_abs_diff = 0.5;
+  o.first_mismatch = ElementDiff{{1, 5}, 3.0, 2.0};
+  r.outputs.push_back(o);
+  r.guards.push_back(GuardViolation{"out", "after", 4, 0, 3});
+  CaseResult broken = make("silu", "a", Status::COMPILE_ERROR, "silu does not compile: x.cu(1): error");
+  for (int i = 0; i < 500; ++i) broken.compile_log += "x.cu(" + std::to_string(i) + "): error: expected a ;\n";
+  const std::string x = results_junit(RunInfo{}, {r, broken});
+  EXPECT_NE(x.find("<failure type=\"FAIL\" message=\"FAIL: out: 3 of 64 outside tolerance; out: 4 byte(s) written after the buffer\">"),
+            std::string::npos) << x;
+  EXPECT_NE(x.find("first mismatch at [1, 5]: got 3, expected 2"), std::string::npos) << x;
+  EXPECT_NE(x.find("guard of out: 4 byte(s) written after the buffer (offsets 0 to 3)"), std::string::npos) << x;
+  EXPECT_NE(x.find("x.cu(29): error"), std::string::npos) << "the log's first 30 lines";
+  EXPECT_EQ(x.find("x.cu(30): error"), std::string::npos) << "and no more";
+  EXPECT_NE(x.find("(470 more line(s): test_results.json, compile_logs)"), std::string::npos) << x;
+}
+
+// A case -x or an interrupt left unstarted is not a finding of its own: skipped, with why.
+TEST(ReportJunit, NotRunIsSkipped) {
+  const std::string x = results_junit(RunInfo{}, {make("k", "a", Status::FAIL, "wrong"), make("k", "b", Status::NOT_RUN, "not started: -x")});
+  EXPECT_NE(x.find("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<skipped message=\"NOT_RUN: not started: -x\"/>"), std::string::npos) << x;
+  EXPECT_EQ(x.find("<error"), std::string::npos) << x;
+}
+
 TEST(ReportJunit, ExpectedFailuresAreSkippedWithTheirReason) {
   CaseResult r = make("kb", "c", Status::XFAIL, "CRASH");
   r.expected = ExpectedVerdict{"CRASH", "", "faults on purpose"};

@@ -183,6 +183,54 @@ TEST(Report, KernelTextCannotBreakTheMarkdown) {
   }
 }
 
+// Hundreds of kernels that do not compile, each with a long log and a long message, and hundreds
+// of manifest errors: the markdown still fits a comment, the logs are summed up per log with the
+// kernels they failed, and each list says how much more test_results.json holds.
+TEST(Report, MarkdownFitsACommentWithHundredsOfCompileErrors) {
+  std::vector<CaseResult> broken;
+  for (int k = 0; k < 400; ++k) {
+    for (int c = 0; c < 3; ++c) {
+      CaseResult r;
+      r.kernel = "broken_kernel_" + std::to_string(k);
+      r.case_name = "case " + std::to_string(c);
+      r.status = Status::COMPILE_ERROR;
+      std::string log;
+      for (int line = 0; line < 200; ++line) log += "broken_" + std::to_string(k) + ".cu(" + std::to_string(line) + "): error: something is wrong here\n";
+      r.compile_log = log;
+      r.message = r.kernel + " does not compile: " + log;
+      broken.push_back(r);
+    }
+  }
+  RunInfo run = sample_run();
+  for (int i = 0; i < 300; ++i) run.manifest_errors.push_back("manifests/m" + std::to_string(i) + ".json: /kernels/0/tensors: " + std::string(200, 'e'));
+  const std::string md = results_markdown(run, broken);
+  EXPECT_LT(md.size(), kMarkdownBudget);
+  EXPECT_TRUE(is_valid_utf8(md));
+  EXPECT_NE(md.find("more manifest error(s): see test_results.json"), std::string::npos);
+  EXPECT_NE(md.find("more kernel(s): see test_results.json"), std::string::npos);
+  EXPECT_NE(md.find("more case(s) did not pass: see test_results.json"), std::string::npos);
+  EXPECT_NE(md.find("## Compile logs"), std::string::npos) << "the details leave room for the first logs";
+  EXPECT_NE(md.find("\n\nFailed `broken_kernel_"), std::string::npos) << "each log names the kernels it failed";
+  EXPECT_NE(md.find("more line(s): test_results.json, `compile_logs.log-"), std::string::npos);
+  EXPECT_NE(md.find("more compile log(s): see test_results.json (`compile_logs`)"), std::string::npos);
+  prose_lines(md);  // every code block is closed
+}
+
+// --md-every-case asks for everything: no budget.
+TEST(Report, EveryCaseMeansEveryCase) {
+  std::vector<CaseResult> many;
+  for (int i = 0; i < 3000; ++i) {
+    CaseResult r = sample_results()[0];
+    r.case_name = "case " + std::to_string(i);
+    many.push_back(r);
+  }
+  RunInfo run = sample_run();
+  run.markdown_every_case = true;
+  const std::string md = results_markdown(run, many);
+  EXPECT_GT(md.size(), kMarkdownBudget);
+  EXPECT_NE(md.find("| rmsnorm | case 2999 | PASS"), std::string::npos);
+}
+
 TEST(Report, JsonEscapesBytesThatAreNotUtf8) {
   test::TempDir dir;
   std::string err;

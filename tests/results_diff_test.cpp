@@ -200,6 +200,29 @@ TEST(ResultsDiff, WhatBLostFailsChangeAndRegression) {
   EXPECT_THROW(fails_on(fixed, "sometimes"), std::invalid_argument);
 }
 
+// Thousands of regressions, kernels run on one side only and lines B lost: the markdown still fits
+// a pull-request comment, and each list says how many it left out and where they all are.
+TEST(ResultsDiff, MarkdownFitsACommentWithThousandsOfRegressions) {
+  std::vector<CaseResult> before, after;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string kernel = "kernel_with_a_long_name_" + std::to_string(i % 700), name = "case_" + std::to_string(i) + std::string(60, 'n');
+    before.push_back(c(kernel, name, "PASS"));
+    after.push_back(c(kernel, name, "FAIL"));
+    before.push_back(c("only_in_a_" + std::to_string(i), "1", "PASS"));
+  }
+  ResultsDocument b = diff_run_of(after);
+  for (int i = 0; i < 2000; ++i) b.run.manifest_errors.push_back("manifests/m" + std::to_string(i) + ".json: " + std::string(100, 'e'));
+  const ResultsDocument a = diff_run_of(before);
+  const ResultsDiff d = diff_results(a, b);
+  ASSERT_EQ(d.count(ChangeKind::regression), 3000u);
+  const std::string md = diff_markdown(a, b, d);
+  EXPECT_LT(md.size(), kDiffMarkdownBudget);
+  EXPECT_NE(md.find("3000 regression(s)"), std::string::npos) << "the counts are whole";
+  EXPECT_NE(md.find("more case(s) of this kind: `hkcheck diff --json FILE` lists every one"), std::string::npos);
+  EXPECT_NE(md.find("more kernel(s) with cases not run in both"), std::string::npos);
+  EXPECT_NE(md.find("more line(s) of what B lost"), std::string::npos);
+}
+
 // A results file of the first schema (every committed run) still reads, with its run record.
 TEST(ResultsDiff, ResultsOfSchemaOneStillRead) {
   const ResultsDocument nv = fixture("h100.json");

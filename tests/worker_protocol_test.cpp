@@ -28,15 +28,14 @@ std::string error_of(const json& j, void (*read)(const json&)) {
 }
 
 TEST(WorkerProtocol, CompileMessagesRoundTrip) {
-  const CompileJob job{"7", "/k/a.cu", {"-DT=float", "-I/k"}, {"a", "b"}, "a"};
+  const CompileJob job{"7", "/k/a.cu", {"-DT=float", "-I/k"}, {"a", "b"}};
   const CompileJob back = round_trip(job);
   EXPECT_EQ(back.id, "7");
   EXPECT_EQ(back.options, job.options);
   EXPECT_EQ(back.entries, job.entries);
-  EXPECT_EQ(back.entry, "a");
   CompileAnswer a;
   a.id = "7", a.ok = true, a.log = "warning", a.bytes = 4096, a.ms = 12.5;
-  a.symbols = {{"a", "_Z1av"}}, a.entry_errors = {{"b", "no kernel b"}};
+  a.symbols = {{"a", "_Z1av"}}, a.entry_errors = {{"b", "no kernel b"}}, a.summaries = {{"a", "a does not compile"}, {"b", "b has no error"}};
   KernelResources k;
   k.registers = 40;
   a.resources_by_entry["a"].figures = k;
@@ -47,6 +46,7 @@ TEST(WorkerProtocol, CompileMessagesRoundTrip) {
   EXPECT_EQ(b.bytes, 4096u);
   EXPECT_EQ(b.symbols, a.symbols);
   EXPECT_EQ(b.entry_errors, a.entry_errors);
+  EXPECT_EQ(b.summaries, a.summaries);
   ASSERT_TRUE(b.resources_by_entry.at("a").figures);
   EXPECT_EQ(b.resources_by_entry.at("a").figures->registers, 40);
   EXPECT_FALSE(b.resources_by_entry.at("b").figures);
@@ -58,7 +58,7 @@ TEST(WorkerProtocol, ABadFieldIsNamedByItsPath) {
   json a = CompileAnswer{};
   a["resources_by_entry"] = {{"k", {{"error", 3}}}};
   EXPECT_EQ(error_of(a, [](const json& j) { j.get<CompileAnswer>(); }), "/resources_by_entry/k/error: type must be string, but is number");
-  json job = CompileJob{"1", "a.cu", {}, {}, "a"};
+  json job = CompileJob{"1", "a.cu", {}, {}};
   job.erase("source");
   EXPECT_EQ(error_of(job, [](const json& j) { j.get<CompileJob>(); }), "/source: missing");
   job["source"] = 3;

@@ -9,7 +9,7 @@ namespace hk {
 using nlohmann::json;
 
 void to_json(json& j, const CompileJob& c) {
-  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}, {"entry", c.entry}};
+  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}};
 }
 
 void from_json(const json& j, CompileJob& c) {
@@ -17,7 +17,6 @@ void from_json(const json& j, CompileJob& c) {
   read_field(j, "source", c.source);
   read_field(j, "options", c.options);
   read_field(j, "entries", c.entries);
-  read_field(j, "entry", c.entry);
 }
 
 void to_json(json& j, const EntryResources& r) {
@@ -31,7 +30,7 @@ void from_json(const json& j, EntryResources& r) {
 }
 
 void to_json(json& j, const CompileAnswer& a) {
-  j = {{"id", a.id},   {"ok", a.ok}, {"log", a.log},         {"summary", a.summary},           {"bytes", a.bytes},
+  j = {{"id", a.id},   {"ok", a.ok}, {"log", a.log},         {"summaries", a.summaries},       {"bytes", a.bytes},
        {"ms", a.ms},   {"symbols", a.symbols},                {"entry_errors", a.entry_errors}, {"resources_by_entry", a.resources_by_entry}};
 }
 
@@ -40,7 +39,7 @@ void from_json(const json& j, CompileAnswer& a) {
   read_field(j, "id", a.id);
   read_field(j, "ok", a.ok);
   read_field(j, "log", a.log);
-  read_field(j, "summary", a.summary);
+  read_field(j, "summaries", a.summaries);
   read_field(j, "bytes", a.bytes);
   read_field(j, "ms", a.ms);
   read_field(j, "symbols", a.symbols);

@@ -19,7 +19,6 @@ struct CompileJob {
   std::string source;  // the kernel file's path
   std::vector<std::string> options;
   std::vector<std::string> entries;  // every entry the file is compiled with
-  std::string entry;                 // the one asked for first: a failed compile's summary names it
 };
 
 // What the compiled code says of one entry, or why it says nothing.
@@ -32,7 +31,9 @@ struct CompileAnswer {
   std::string id;  // the job's; "" when the job could not be read
   bool ok = false;
   std::string log;      // the compiler's, without the per-kernel figures resources came from
-  std::string summary;  // a failed compile's error, attributed to the entry (compile_attribution.h)
+  // A failed compile's error for each entry, attributed to it (compile_attribution.h): the one
+  // answer serves every kernel of the file, so each gets its own words, whichever asked first.
+  std::map<std::string, std::string> summaries;
   uint64_t bytes = 0;   // of the compiled code
   double ms = 0;
   std::map<std::string, std::string> symbols;       // entry -> the symbol the code holds it under

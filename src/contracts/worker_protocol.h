@@ -24,7 +24,7 @@
 namespace hk {
 
 // Bumped whenever a message of either worker changes shape or meaning.
-constexpr int kWorkerProtocolVersion = 1;
+constexpr int kWorkerProtocolVersion = 2;  // 2: a compile answer attributes its errors to every entry
 
 struct WorkerHello {
   int protocol = kWorkerProtocolVersion;  // 0 when the hello names none (a worker older than versions)
