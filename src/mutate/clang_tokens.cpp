@@ -1,11 +1,13 @@
 #include "mutate/clang_tokens.h"
 
-#include <clang-c/Index.h>
 #include <fmt/format.h>
 #include <memory>
 
 #include "backend.h"
 #include "dynlib.h"
+
+#ifndef HKCHECK_NO_LIBCLANG_HEADER
+#include <clang-c/Index.h>
 
 namespace hk {
 namespace {
@@ -130,3 +132,14 @@ std::vector<SourceToken> tokenize_source(const std::string& path, const std::str
 }
 
 }  // namespace hk
+
+#else  // built where clang-c/Index.h was missing (a GPU machine without libclang-14-dev)
+
+namespace hk {
+
+std::vector<SourceToken> tokenize_source(const std::string& path, const std::string&) {
+  throw TokenizeError(fmt::format("{}: this hkcheck was built without clang-c/Index.h; install libclang-14-dev and rebuild to use `hkcheck mutate`", path));
+}
+
+}  // namespace hk
+#endif
