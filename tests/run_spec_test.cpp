@@ -60,10 +60,15 @@ TEST(RunSpec, EveryFieldIsRequiredAndAnotherVersionRefused) {
     without.erase(it.key());
     // "races" and "reference_cache" came after version 1: a record without them is an older
     // run's, without the detector and with the cache on.
-    if (it.key() == "races") EXPECT_FALSE(without.get<RunSpec>().races);
-    else if (it.key() == "reference_cache") EXPECT_TRUE(without.get<RunSpec>().reference_cache);
-    else if (it.key() == "memory_limit") EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
-    else EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
+    if (it.key() == "races") {
+      EXPECT_FALSE(without.get<RunSpec>().races);
+    } else if (it.key() == "reference_cache") {
+      EXPECT_TRUE(without.get<RunSpec>().reference_cache);
+    } else if (it.key() == "memory_limit") {
+      EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
+    } else {
+      EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
+    }
   }
   json later = j;
   later["version"] = kRunSpecVersion + 1;
@@ -84,10 +89,15 @@ TEST(RunSpec, EveryFieldIsCompared) {
       {"/repeat", 1},                         {"/source_vendor", "cuda"},         {"/isolation", "worker"},
     // "races" and "reference_cache" came after version 1: a record without them is an older
     // run's, without the detector and with the cache on.
-    if (it.key() == "races") EXPECT_FALSE(without.get<RunSpec>().races);
-    else if (it.key() == "reference_cache") EXPECT_TRUE(without.get<RunSpec>().reference_cache);
-    else if (it.key() == "memory_limit") EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
-    else EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
+    if (it.key() == "races") {
+      EXPECT_FALSE(without.get<RunSpec>().races);
+    } else if (it.key() == "reference_cache") {
+      EXPECT_TRUE(without.get<RunSpec>().reference_cache);
+    } else if (it.key() == "memory_limit") {
+      EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
+    } else {
+      EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
+    }
   std::set<std::string> changed_keys, every_key;
   for (const auto& [key, value] : j.items())
     if (key != "version" && key != "selection") every_key.insert("/" + key);
