@@ -35,14 +35,15 @@ EOF
 cached_refs() { grep -o '"reference_cached": *true' "$out/runs/$1/test_results.json" | wc -l; }
 same() { "$hk" diff "$out/runs/$1" "$out/runs/$2" --fail-on change >"$out/diff_$1_$2.txt" 2>&1 && echo "same verdicts" || echo "VERDICTS DIFFER (diff_$1_$2.txt)"; }
 
-: >"$out/exits.txt"
-cold=$(wall cold --all --devices 0)
-warm=$(wall warm --all --devices 0)
-
-# One kernel edited (a comment appended: a new compile, the same inputs and references), in a
-# scratch copy of the project; the built-in references are found beside the binary.
+# Every run works on one scratch copy of the project (its kernels are edited below), so that
+# they share their caches; the built-in references are found beside the binary.
 edit_root="$out/edited_project"
 rm -rf "$edit_root" && mkdir -p "$edit_root" && cp -r "$root/manifests" "$root/kernels" "$edit_root/"
+: >"$out/exits.txt"
+cold=$(wall cold --root "$edit_root" --all --devices 0)
+warm=$(wall warm --root "$edit_root" --all --devices 0)
+
+# One kernel edited (a comment appended: a new compile, the same inputs and references).
 rerun_rows=""
 for kernel in gdr_chunk_fwd_o chunked_pa_prefill sage_attention pa_prefill; do
   src=$(python3 - "$edit_root/manifests" "$kernel" <<'EOF'
@@ -62,12 +63,12 @@ done
 multi=""
 if [ "$gpus" -gt 1 ]; then
   all=$(seq -s, 0 $((gpus - 1)))
-  one_a=$(wall one_gpu --all --devices 0)
-  many=$(wall "gpus_$gpus" --all --devices "$all")
-  one_b=$(wall one_gpu_again --all --devices 0)
+  one_a=$(wall one_gpu --root "$edit_root" --all --devices 0)
+  many=$(wall "gpus_$gpus" --root "$edit_root" --all --devices "$all")
+  one_b=$(wall one_gpu_again --root "$edit_root" --all --devices 0)
   multi="$gpus GPUs $many s against one GPU $one_a s / $one_b s: $(python3 -c "print(f'{min($one_a,$one_b)/$many:.2f}')")x ($(same one_gpu "gpus_$gpus"))"
 fi
-host=$(wall host_small --all --backend host --tier small)
+host=$(wall host_small --root "$edit_root" --all --backend host --tier small)
 
 kernel_s=$(sum_of warm kernel)
 starts=$(python3 - "$out/runs/warm/test_results.json" <<'EOF'

@@ -18,8 +18,8 @@ int64_t parse_memory_limit(const std::string& text);
 // As parse_memory_limit reads it back: "auto", "none", or a number of bytes.
 std::string memory_limit_text(int64_t limit);
 
-// Bytes for each of `workers` workers running at once (0: no limit). "auto": the machine's
-// physical memory divided among them, at least kMemoryLimitFloor.
+// Bytes for each of `workers` workers running at once (0: no limit). "auto": half the machine's
+// physical memory, at least kMemoryLimitFloor.
 uint64_t resolve_memory_limit(int64_t limit, int workers);
 
 // "1.5 GiB", "512 MiB", "300 KiB", "17 B".

@@ -37,8 +37,8 @@ TEST(MemoryLimit, ReadsSizesWithUnits) {
 
 TEST(MemoryLimit, AutoIsTheMachinesShareWithAFloor) {
   const uint64_t total = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  EXPECT_EQ(resolve_memory_limit(kMemoryLimitAuto, 1), std::max(total, kMemoryLimitFloor));
-  EXPECT_EQ(resolve_memory_limit(kMemoryLimitAuto, 1 << 20), kMemoryLimitFloor);
+  EXPECT_EQ(resolve_memory_limit(kMemoryLimitAuto, 1), std::max(total / 2, kMemoryLimitFloor));
+  EXPECT_EQ(resolve_memory_limit(kMemoryLimitAuto, 1 << 20), std::max(total / 2, kMemoryLimitFloor));
   EXPECT_EQ(resolve_memory_limit(kMemoryLimitNone, 4), 0u);
   EXPECT_EQ(resolve_memory_limit(12345, 4), 12345u);
   EXPECT_EQ(bytes_text(uint64_t{1} << 30), "1 GiB");
