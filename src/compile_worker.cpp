@@ -11,6 +11,7 @@
 #include "compile_attribution.h"
 #include "compiler.h"
 #include "file_util.h"
+#include "kernel_file_compile.h"
 #include "protocol_channel.h"
 
 namespace hk {
@@ -66,7 +67,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       CompileRequest q{read_file(path, "kernel source"), path, req.at("options").get<std::vector<std::string>>(),
                        req.value("entries", std::vector<std::string>{})};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
-      CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
+      CompileOutput c = compile_kernel_file([&](const CompileRequest& r) { return compiler->compile(r); }, q, opt.backend);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)
         for (const auto& [name, symbol] : c.symbols) res["resources_by_entry"][name] = read_resources(opt.backend, c, symbol);
