@@ -56,6 +56,7 @@ struct Unit {
 struct Include {
   unsigned begin = 0, end = 0;
   std::string name;
+  std::string file;  // the file it includes, "" when clang did not find it
   bool resolved = false;
   bool keep = false;
 };
@@ -83,10 +84,11 @@ class Extractor {
  public:
   Extractor(CXTranslationUnit tu, const std::string& path) : tu_(tu), main_(clang_getFile(tu, path.c_str())) {}
 
-  void collect() {
+  void collect(unsigned source_size) {
     collect_units(clang_getTranslationUnitCursor(tu_));
     std::sort(units_.begin(), units_.end(), [](const Unit& a, const Unit& b) { return a.begin < b.begin; });
     clang_getInclusions(tu_, &Extractor::on_inclusion, this);
+    find_explicit_instantiations(source_size);
   }
 
   bool any_device() const {
@@ -126,8 +128,11 @@ class Extractor {
         }
       }
     }
+    // An include clang did not find is the device compiler's to find. The HIP runtime's headers
+    // are the device compiler's own even where clang finds a copy (/usr/include/hip): what they
+    // give may not appear as a reference in the parse (hipBlockIdx_x, under another platform macro).
     for (Include& inc : includes_)
-      if (!inc.resolved && !host_only_header(inc.name)) inc.keep = true;
+      if ((!inc.resolved || inc.name.rfind("hip/", 0) == 0) && !host_only_header(inc.name)) inc.keep = true;
   }
 
   // Using-directives and namespace aliases stay unless their namespace comes only from a dropped header.
@@ -161,6 +166,11 @@ class Extractor {
       return std::any_of(kept.begin(), kept.end(), [&](const auto& k) { return b < k.second && k.first < e; });
     };
     bool host_code = false;
+    for (const Instantiation& x : instantiations_) {
+      if (instantiates(x, true) || !instantiates(x, false)) continue;
+      blank_range(out.source, x.begin, x.end);
+      out.dropped.push_back(fmt::format("explicit instantiation (line {})", line_of(x.begin)));
+    }
     for (const Unit& u : units_) {
       if (u.keep || overlaps_kept(u.begin, u.end)) continue;
       const CXCursorKind k = clang_getCursorKind(u.cursor);
@@ -182,6 +192,49 @@ class Extractor {
   }
 
  private:
+  // libclang exposes no cursor for an explicit instantiation ("template void f<int>(int*);"):
+  // its tokens outside every declaration are, up to the ';', with the names they use.
+  struct Instantiation {
+    unsigned begin = 0, end = 0;
+    std::set<std::string> names;
+  };
+
+  void find_explicit_instantiations(unsigned source_size) {
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    const CXSourceRange all = clang_getRange(clang_getLocationForOffset(tu_, main_, 0), clang_getLocationForOffset(tu_, main_, source_size));
+    clang_tokenize(tu_, all, &tokens, &n);
+    auto spelling = [&](unsigned i) { return Str(clang_getTokenSpelling(tu_, tokens[i])).str(); };
+    auto offset = [&](unsigned i, bool end) {
+      const CXSourceRange r = clang_getTokenExtent(tu_, tokens[i]);
+      return offset_of(end ? clang_getRangeEnd(r) : clang_getRangeStart(r));
+    };
+    for (unsigned i = 0; i + 1 < n; ++i) {
+      if (clang_getTokenKind(tokens[i]) != CXToken_Keyword || spelling(i) != "template" || spelling(i + 1) == "<") continue;
+      const unsigned at = offset(i, false);
+      if (unit_at(at)) continue;
+      Instantiation x;
+      x.begin = (i > 0 && spelling(i - 1) == "extern") ? offset(i - 1, false) : at;
+      unsigned j = i + 1;
+      for (; j < n && spelling(j) != ";"; ++j)
+        if (clang_getTokenKind(tokens[j]) == CXToken_Identifier) x.names.insert(spelling(j));
+      if (j == n) break;
+      x.end = offset(j, true);
+      instantiations_.push_back(std::move(x));
+      i = j;
+    }
+    clang_disposeTokens(tu_, tokens, n);
+  }
+
+  // Whether x instantiates a template of the file that is kept (kept = true) or dropped.
+  bool instantiates(const Instantiation& x, bool kept) const {
+    return std::any_of(units_.begin(), units_.end(), [&](const Unit& u) {
+      const CXCursorKind k = clang_getCursorKind(u.cursor);
+      return u.keep == kept && (k == CXCursor_FunctionTemplate || k == CXCursor_ClassTemplate) &&
+             x.names.count(Str(clang_getCursorSpelling(u.cursor)).str());
+    });
+  }
+
   void collect_units(CXCursor parent) {
     clang_visitChildren(
         parent,
@@ -193,8 +246,9 @@ class Extractor {
           const CXCursorKind k = clang_getCursorKind(c);
           if (k == CXCursor_InclusionDirective) {
             CXSourceRange r = clang_getCursorExtent(c);
+            const CXFile included = clang_getIncludedFile(c);
             self->includes_.push_back({off, offset_of(clang_getRangeEnd(r)), Str(clang_getCursorSpelling(c)).str(),
-                                       clang_getIncludedFile(c) != nullptr, false});
+                                       included ? Str(clang_getFileName(included)).str() : "", included != nullptr, false});
           } else if (k == CXCursor_MacroExpansion) {
             self->macro_uses_.emplace_back(off, c);
           } else if (is_container(k)) {
@@ -238,14 +292,27 @@ class Extractor {
   static void on_inclusion(CXFile included, CXSourceLocation* stack, unsigned depth, CXClientData d) {
     auto* self = static_cast<Extractor*>(d);
     if (depth == 0) return;  // the main file itself
-    self->directive_of_[Str(clang_getFileName(included)).str()] = offset_of(stack[depth - 1]);
+    Inclusion& in = self->directive_of_[Str(clang_getFileName(included)).str()];
+    in.offset = offset_of(stack[depth - 1]);
+    in.chain = {Str(clang_getFileName(included)).str()};
+    for (unsigned k = 0; k + 1 < depth; ++k) {
+      CXFile f = nullptr;
+      offset_of(stack[k], &f);
+      if (f) in.chain.push_back(Str(clang_getFileName(f)).str());
+    }
   }
 
+  // The main file's include that brings file in: one that names a file of its inclusion chain
+  // itself (a header included twice, guarded, counts for the directive that names it, not for
+  // another header that happened to include it first), else the one it came in through.
   const Include* include_of(CXFile file) const {
     const auto it = directive_of_.find(Str(clang_getFileName(file)).str());
     if (it == directive_of_.end()) return nullptr;
+    for (const std::string& f : it->second.chain)
+      for (const Include& inc : includes_)
+        if (inc.resolved && inc.file == f) return &inc;
     for (const Include& inc : includes_)
-      if (it->second >= inc.begin && it->second < inc.end + 1) return &inc;
+      if (it->second.offset >= inc.begin && it->second.offset < inc.end + 1) return &inc;
     return nullptr;
   }
 
@@ -284,8 +351,13 @@ class Extractor {
   std::vector<Unit> units_;
   std::vector<Include> includes_;
   std::vector<std::pair<unsigned, CXCursor>> macro_uses_;
-  std::map<std::string, unsigned> directive_of_;  // included file -> offset of its directive in the main file
+  struct Inclusion {
+    unsigned offset = 0;             // of the main file's directive it came in through
+    std::vector<std::string> chain;  // the file, the file that included it, ... up to one the main file includes
+  };
+  std::map<std::string, Inclusion> directive_of_;  // by included file
   std::vector<CXCursor> refs_;
+  std::vector<Instantiation> instantiations_;
 };
 
 // The options of the compile that shape the parse: macros, include folders, the language standard.
@@ -307,6 +379,7 @@ std::vector<std::string> parse_options(const std::vector<std::string>& options) 
 }  // namespace
 
 bool host_only_header(const std::string& name) {
+  if (name == "cuda.h" || name == "cudaProfiler.h") return true;  // the driver API: host code only
   static const char* const kHostOnly[] = {"cublas", "cublasLt", "cufft", "curand.h", "cusparse", "cusolver", "cudnn", "nccl", "rccl",
                                           "nvtx", "nvToolsExt", "cuda_profiler_api", "cupti", "torch/", "ATen/", "c10/",
                                           "pybind11/", "Python.h", "hipblas", "rocblas", "hipfft", "rocfft", "hiprand.h",
@@ -341,7 +414,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   if (rc != CXError_Success || !tu) throw std::runtime_error(fmt::format("clang could not parse {} (libclang error {})", path, static_cast<int>(rc)));
   std::unique_ptr<CXTranslationUnitImpl, decltype(clang_disposeTranslationUnit)> owned(tu, clang_disposeTranslationUnit);
   Extractor x(tu, path);
-  x.collect();
+  x.collect(static_cast<unsigned>(source.size()));
   if (!x.any_device()) return DevicePart{source, {}, {}};  // nothing recognisably device code: leave the file to the compiler
   x.close_over_references();
   x.keep_namespace_uses();

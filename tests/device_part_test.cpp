@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "entry_symbols.h"
 #include "kernel_file_compile.h"
@@ -77,9 +79,33 @@ TEST(DevicePart, TakesTheCompilesMacrosAndParsesHip) {
   EXPECT_FALSE(contains(p.source, "<iostream>"));
 }
 
+TEST(DevicePart, KeepsTheExplicitInstantiationsOfKeptTemplatesOnly) {
+  const std::string src =
+      "template <typename T> __global__ void k(T* y) { y[0] = T(1); }\n"
+      "template __global__ void k<float>(float*);\n"
+      "template <typename T> void launch(T* y) { k<T><<<1, 1>>>(y); }\n"
+      "template void launch<float>(float*);\n";
+  const DevicePart p = device_part(src, "/tmp/hk_device_part_inst.cu", {}, false);
+  EXPECT_TRUE(contains(p.source, "template __global__ void k<float>(float*);"));
+  EXPECT_FALSE(contains(p.source, "launch"));
+}
+
+// A header included first through another header still belongs to the directive that names it.
+TEST(DevicePart, AGuardedHeaderCountsForTheIncludeThatNamesIt) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_chain";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "device_math.h") << "#pragma once\nstruct Pair { float a, b; };\n";
+  std::ofstream(dir / "host_utils.h") << "#pragma once\n#include \"device_math.h\"\nvoid host_helper();\n";
+  const std::string src = "#include \"host_utils.h\"\n#include \"device_math.h\"\n"
+                          "__global__ void k(Pair* p) { p->a = p->b; }\nint main() { host_helper(); }\n";
+  const DevicePart p = device_part(src, (dir / "k.cu").string(), {}, false);
+  EXPECT_TRUE(contains(p.source, "#include \"device_math.h\""));
+  EXPECT_FALSE(contains(p.source, "host_utils.h"));
+}
+
 TEST(DevicePart, HostOnlyHeaders) {
   for (const char* h : {"cublas_v2.h", "cublasLt.h", "nvtx3/nvToolsExt.h", "torch/all.h", "ATen/cuda/CUDAContext.h", "pybind11/pybind11.h",
-                        "hipblas/hipblas.h", "rocblas/rocblas.h", "cuda_profiler_api.h"})
+                        "hipblas/hipblas.h", "rocblas/rocblas.h", "cuda_profiler_api.h", "cuda.h"})
     EXPECT_TRUE(host_only_header(h)) << h;
   for (const char* h : {"cuda_fp16.h", "cooperative_groups.h", "cub/block/block_reduce.cuh", "hip/hip_runtime.h", "common.h", "curand_kernel.h"})
     EXPECT_FALSE(host_only_header(h)) << h;
