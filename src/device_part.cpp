@@ -135,16 +135,20 @@ class Extractor {
       if ((!inc.resolved || inc.name.rfind("hip/", 0) == 0) && !host_only_header(inc.name)) inc.keep = true;
   }
 
-  // Using-directives and namespace aliases stay unless their namespace comes only from a dropped header.
+  // Using-directives, using-declarations and namespace aliases stay unless what they name comes
+  // from a dropped header: a kernel's use of a name refers to its declaration, not to them.
   void keep_namespace_uses() {
     for (Unit& u : units_) {
       const CXCursorKind k = clang_getCursorKind(u.cursor);
-      if (u.keep || (k != CXCursor_UsingDirective && k != CXCursor_NamespaceAlias)) continue;
+      if (u.keep || (k != CXCursor_UsingDirective && k != CXCursor_NamespaceAlias && k != CXCursor_UsingDeclaration)) continue;
+      // What it names: the namespace, or for a using-declaration ("using ns::f;") the declaration.
       CXCursor ns = clang_getNullCursor();
       clang_visitChildren(
           u.cursor,
           [](CXCursor ch, CXCursor, CXClientData d) {
-            if (clang_getCursorKind(ch) == CXCursor_NamespaceRef) *static_cast<CXCursor*>(d) = clang_getCursorReferenced(ch);
+            const CXCursorKind ck = clang_getCursorKind(ch);
+            const CXCursor r = ck == CXCursor_OverloadedDeclRef ? clang_getOverloadedDecl(ch, 0) : clang_getCursorReferenced(ch);
+            if (!clang_Cursor_isNull(r)) *static_cast<CXCursor*>(d) = r;  // the last part of ns::f
             return CXChildVisit_Continue;
           },
           &ns);
@@ -174,7 +178,7 @@ class Extractor {
     for (const Unit& u : units_) {
       if (u.keep || overlaps_kept(u.begin, u.end)) continue;
       const CXCursorKind k = clang_getCursorKind(u.cursor);
-      host_code |= k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate || k == CXCursor_VarDecl;
+      host_code |= k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate;
       blank_range(out.source, u.begin, u.end);
       out.dropped.push_back(describe(u));
     }
@@ -186,7 +190,8 @@ class Extractor {
       blank_range(out.source, inc.begin, inc.end);
       out.dropped.push_back(fmt::format("#include <{}> (line {})", inc.name, line_of(inc.begin)));
     }
-    // A file without host functions or host globals is compiled as it is, as before.
+    // A file without host functions is compiled as it is, as before (a global the parse could not
+    // make sense of, e.g. under a macro the compile defines per case, is no reason to split it).
     if (!host_code) return DevicePart{source, {}, out.missing_headers};
     return out;
   }
@@ -394,7 +399,9 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   std::vector<std::string> args = {"-x", hip ? "hip" : "cuda", "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
                                    hip ? "-nogpulib" : "-nocudalib", hip ? "--offload-arch=gfx90a" : "--cuda-gpu-arch=sm_80",
                                    "-std=c++17", "-w", "-ferror-limit=0", "-I", kPreludeDir, "-include",
-                                   std::string(kPreludeDir) + "/hk_device_part.h", hip ? "-D__HIPCC_RTC__" : "-D__CUDACC_RTC__"};
+                                   std::string(kPreludeDir) + "/hk_device_part.h", hip ? "-D__HIPCC_RTC__" : "-D__CUDACC_RTC__",
+                                   // hkcheck.h's own dialect, as the device compiler of that vendor sees it
+                                   hip ? "-DHK_BACKEND_HIP=1" : "-DHK_BACKEND_CUDA=1"};
   for (std::string& o : parse_options(options)) args.push_back(std::move(o));
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());

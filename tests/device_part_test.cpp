@@ -103,6 +103,18 @@ TEST(DevicePart, AGuardedHeaderCountsForTheIncludeThatNamesIt) {
   EXPECT_FALSE(contains(p.source, "host_utils.h"));
 }
 
+TEST(DevicePart, KeepsUsingDeclarationsOfWhatKernelsUse) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_using";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "lib.h") << "#pragma once\nnamespace lib { struct Acc { float v; }; }\n";
+  const std::string src = "#include \"lib.h\"\n#include <vector>\nusing lib::Acc;\nusing std::vector;\n"
+                          "__global__ void k(float* y) { Acc a{y[0]}; y[1] = a.v; }\nint main() { vector<int> v; }\n";
+  const DevicePart p = device_part(src, (dir / "k.cu").string(), {}, false);
+  EXPECT_TRUE(contains(p.source, "using lib::Acc;"));
+  EXPECT_FALSE(contains(p.source, "using std::vector;"));
+  EXPECT_FALSE(contains(p.source, "int main"));
+}
+
 TEST(DevicePart, HostOnlyHeaders) {
   for (const char* h : {"cublas_v2.h", "cublasLt.h", "nvtx3/nvToolsExt.h", "torch/all.h", "ATen/cuda/CUDAContext.h", "pybind11/pybind11.h",
                         "hipblas/hipblas.h", "rocblas/rocblas.h", "cuda_profiler_api.h", "cuda.h"})
