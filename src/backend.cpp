@@ -56,7 +56,7 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int device, const
 }
 
 std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch) {
-  if (backend == "cuda") return {"--gpu-architecture=" + arch, "-std=c++17", "-DHK_BACKEND_CUDA=1", "--pre-include=hk_nvrtc_types.h"};
+  if (backend == "cuda") return {"--gpu-architecture=" + arch, "-std=c++17", "-DHK_BACKEND_CUDA=1", "--pre-include=hk_nvcc_environment.h"};
   if (backend == "hip") return {"--offload-arch=" + arch, "-std=c++17", "-DHK_BACKEND_HIP=1"};
   return {};
 }

@@ -25,6 +25,7 @@
 #include "compile_attribution.h"
 #include "empty_case.h"
 #include "kernel_timing.h"
+#include "kernel_file_compile.h"
 #include "output_check.h"
 #include "file_util.h"
 #include "fnv1a.h"
@@ -278,9 +279,9 @@ CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std:
     }
   }
   *cached = false;
-  CompileOutput out = compile_entries([&](const CompileRequest& r) { return be.compile(r); }, q);
+  CompileOutput out = compile_kernel_file([&](const CompileRequest& r) { return be.compile(r); }, q, be.device().backend);
+  memory_[key] = out;  // a failure too: the file's other cases in this process report it without compiling again
   if (out.ok) {
-    memory_[key] = out;
     if (!file.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(dir_, ec);

@@ -13,6 +13,7 @@
 #include "contracts/compile_messages.h"
 #include "contracts/worker_protocol.h"
 #include "file_util.h"
+#include "kernel_file_compile.h"
 #include "protocol_channel.h"
 
 namespace hk {
@@ -70,7 +71,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       const auto t0 = std::chrono::steady_clock::now();
       CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
-      CompileOutput c = compile_entries([&](const CompileRequest& r) { return compiler->compile(r); }, q);
+      CompileOutput c = compile_kernel_file([&](const CompileRequest& r) { return compiler->compile(r); }, q, opt.backend);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)
         for (const auto& [name, symbol] : c.symbols) res.resources_by_entry[name] = read_resources(opt.backend, c, symbol);

@@ -99,7 +99,7 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   for (const char* f : {"manifest.json", "k.cu", "inputs/x.hkt", "compile_options.txt", "rerun.sh"})
     EXPECT_TRUE(fs::exists(repro + "/" + f)) << f;
   EXPECT_TRUE(fs::exists(repro + "/output/fake.got")) << "the worker was given the repro folder";
-  EXPECT_NE(slurp(repro + "/compile_options.txt").find("--gpu-architecture=fake_1\n-std=c++17\n-DHK_BACKEND_CUDA=1\n--pre-include=hk_nvrtc_types.h\n-DT=float\n"), std::string::npos)
+  EXPECT_NE(slurp(repro + "/compile_options.txt").find("--gpu-architecture=fake_1\n-std=c++17\n-DHK_BACKEND_CUDA=1\n--pre-include=hk_nvcc_environment.h\n-DT=float\n"), std::string::npos)
       << slurp(repro + "/compile_options.txt");
   const std::string rerun_sh = slurp(repro + "/rerun.sh");
   for (const char* option : {" --seed 5 ", " --backend cuda ", " --isolation case ", " --sanitize "})

@@ -6,7 +6,6 @@
 #include "backend.h"
 #include "dynlib.h"
 
-#ifndef HKCHECK_NO_LIBCLANG_HEADER
 #include <clang-c/Index.h>
 
 namespace hk {
@@ -132,14 +131,3 @@ std::vector<SourceToken> tokenize_source(const std::string& path, const std::str
 }
 
 }  // namespace hk
-
-#else  // built where clang-c/Index.h was missing (a GPU machine without libclang-14-dev)
-
-namespace hk {
-
-std::vector<SourceToken> tokenize_source(const std::string& path, const std::string&) {
-  throw TokenizeError(fmt::format("{}: this hkcheck was built without clang-c/Index.h; install libclang-14-dev and rebuild to use `hkcheck mutate`", path));
-}
-
-}  // namespace hk
-#endif

@@ -98,6 +98,16 @@ inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
 template <typename HkT> inline HkT __ldg(const HkT* p) { return *p; }
+// The cache-hint loads and stores: one memory and no caches on the CPU, so each is a plain access.
+template <typename HkT> inline HkT __ldcg(const HkT* p) { return *p; }
+template <typename HkT> inline HkT __ldca(const HkT* p) { return *p; }
+template <typename HkT> inline HkT __ldcs(const HkT* p) { return *p; }
+template <typename HkT> inline HkT __ldlu(const HkT* p) { return *p; }
+template <typename HkT> inline HkT __ldcv(const HkT* p) { return *p; }
+template <typename HkT> inline void __stwb(HkT* p, HkT v) { *p = v; }
+template <typename HkT> inline void __stcg(HkT* p, HkT v) { *p = v; }
+template <typename HkT> inline void __stcs(HkT* p, HkT v) { *p = v; }
+template <typename HkT> inline void __stwt(HkT* p, HkT v) { *p = v; }
 inline float __powf(float a, float b) { return powf(a, b); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }

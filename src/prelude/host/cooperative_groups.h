@@ -17,6 +17,11 @@ class thread_block {
 };
 
 inline thread_block this_thread_block() { return thread_block(); }
+// The scratch CUDA's tiles wider than a warp keep in shared memory: the host needs none, but a
+// kernel declares it (either template signature) and passes it to this_thread_block.
+template <unsigned long long... HkSizes> struct block_tile_memory {};
+template <unsigned long long... HkSizes>
+inline thread_block this_thread_block(block_tile_memory<HkSizes...>&) { return thread_block(); }
 inline void sync(const thread_block& g) { g.sync(); }
 
 // A tile of Size consecutive threads of the block, Size a power of two up to the warp size.

@@ -68,6 +68,20 @@ inline unsigned __builtin_amdgcn_workgroup_id_x() { return blockIdx.x; }
 inline unsigned __builtin_amdgcn_workgroup_id_y() { return blockIdx.y; }
 inline unsigned __builtin_amdgcn_workgroup_id_z() { return blockIdx.z; }
 
+// HIP's old spellings of the built-in indices, which older samples still use.
+#define hipThreadIdx_x threadIdx.x
+#define hipThreadIdx_y threadIdx.y
+#define hipThreadIdx_z threadIdx.z
+#define hipBlockIdx_x blockIdx.x
+#define hipBlockIdx_y blockIdx.y
+#define hipBlockIdx_z blockIdx.z
+#define hipBlockDim_x blockDim.x
+#define hipBlockDim_y blockDim.y
+#define hipBlockDim_z blockDim.z
+#define hipGridDim_x gridDim.x
+#define hipGridDim_y gridDim.y
+#define hipGridDim_z gridDim.z
+
 // HIP declares dynamic shared memory with a macro (inside a kernel).
 #define HIP_DYNAMIC_SHARED(type, var) type* const var = reinterpret_cast<type*>(hk_host_rt->current()->dynamic_shared);
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
