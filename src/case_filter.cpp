@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "keyword_expr.h"
 #include "result.h"
 #include "results_file.h"
 
@@ -26,12 +27,14 @@ std::set<std::string> ids_not_passed(const std::string& results) {
 
 size_t filter_cases(KernelSpec& k, const CaseFilter& f) {
   if (!f.active()) return k.cases.size();
+  std::vector<KeywordExpr> keywords;
+  for (const std::string& text : f.keyword) keywords.emplace_back(text);
   auto takes = [&](const CaseSpec& c) {
     const std::string id = case_id(k.name, c.name);
     auto any = [&](const std::vector<std::string>& patterns) {
       return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return id_matches(p, id); });
     };
-    return (f.include.empty() || any(f.include)) && (f.keyword.empty() || any(f.keyword)) && !any(f.exclude) &&
+    return (f.include.empty() || any(f.include)) && (keywords.empty() || std::any_of(keywords.begin(), keywords.end(), [&](const KeywordExpr& e) { return e.matches(id); })) && !any(f.exclude) &&
            (!f.only || f.only->count(id));
   };
   k.cases.erase(std::remove_if(k.cases.begin(), k.cases.end(), [&](const CaseSpec& c) { return !takes(c); }), k.cases.end());

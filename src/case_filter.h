@@ -13,7 +13,7 @@ namespace hk {
 
 struct CaseFilter {
   // A case runs when it matches one of the kernel/case patterns (none: every case), one of the
-  // -k patterns (none: every case)...
+  // -k expressions (keyword_expr.h; none: every case)...
   std::vector<std::string> include;
   std::vector<std::string> keyword;
   // ...matches none of these...
@@ -33,7 +33,8 @@ bool id_matches(const std::string& pattern, const std::string& id);
 // folder holding test_results.json. Throws std::runtime_error naming the file.
 std::set<std::string> ids_not_passed(const std::string& results);
 
-// Drops the cases of k the filter does not take; returns how many are left.
+// Drops the cases of k the filter does not take; returns how many are left. Throws
+// std::invalid_argument for a -k expression that does not parse.
 size_t filter_cases(KernelSpec& k, const CaseFilter& f);
 
 }  // namespace hk

@@ -149,7 +149,10 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
       t.init.kind = ts.init->kind;
       for (const auto& [field, text] : ts.init->fields) {
         t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
-        if (!std::isfinite(t.init.fields[field]))
+        // A fill may be -inf, +inf or nan on purpose (a float tensor's constant or values); a
+        // distribution's bounds may not.
+        const bool fill = (t.init.kind == "constant" || t.init.kind == "values") && is_float(t.dtype);
+        if (!std::isfinite(t.init.fields[field]) && !fill)
           throw PlanError(path + "/init/" + field, fmt::format("evaluates to {}: the inputs would not be numbers", t.init.fields[field]));
       }
       if (t.init.kind == "values" && t.init.fields.size() != static_cast<size_t>(t.numel))

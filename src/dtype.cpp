@@ -23,7 +23,8 @@ constexpr Info kInfos[] = {
     {DType::bf16, "bf16", 2},       {DType::fp8e4m3, "fp8e4m3", 1}, {DType::fp8e5m2, "fp8e5m2", 1},
     {DType::i8, "i8", 1},           {DType::u8, "u8", 1},           {DType::i32, "i32", 4},
     {DType::i64, "i64", 8},         {DType::u32, "u32", 4},         {DType::u64, "u64", 8},
-    {DType::fp4e2m1, "fp4e2m1", 1}, {DType::e8m0, "e8m0", 1},
+    {DType::fp4e2m1, "fp4e2m1", 1}, {DType::e8m0, "e8m0", 1},   {DType::i16, "i16", 2},
+    {DType::u16, "u16", 2},
 };
 
 const HkFloatFormat* minifloat(DType t) {
@@ -157,6 +158,8 @@ void encode(DType t, double v, void* dst) {
     case DType::f64: std::memcpy(dst, &v, 8); return;
     case DType::i8: store_int<int8_t>(v, dst); return;
     case DType::u8: store_int<uint8_t>(v, dst); return;
+    case DType::i16: store_int<int16_t>(v, dst); return;
+    case DType::u16: store_int<uint16_t>(v, dst); return;
     case DType::i32: store_int<int32_t>(v, dst); return;
     case DType::i64: store_int<int64_t>(v, dst); return;
     case DType::u32: store_int<uint32_t>(v, dst); return;
@@ -181,6 +184,8 @@ double decode(DType t, const void* src) {
     case DType::f64: { double x; std::memcpy(&x, src, 8); return x; }
     case DType::i8: return load_int<int8_t>(src);
     case DType::u8: return load_int<uint8_t>(src);
+    case DType::i16: return load_int<int16_t>(src);
+    case DType::u16: return load_int<uint16_t>(src);
     case DType::i32: return load_int<int32_t>(src);
     case DType::i64: return load_int<int64_t>(src);
     case DType::u32: return load_int<uint32_t>(src);
@@ -257,6 +262,7 @@ uint64_t poison_bits(DType t) {
     case DType::fp8e5m2: return 0x7Du;
     case DType::i8: return 0x80u;       // -128: symmetric quantization never produces it
     case DType::u8: return 0xA5u;
+    case DType::i16: case DType::u16: return 0x7FA5u;
     case DType::i32: case DType::u32: return 0x7FA5A5A5u;
     case DType::i64: case DType::u64: return 0x7FA5A5A5A5A5A5A5ull;
     case DType::fp4e2m1: return 0xF7u;  // no NaN: the pair (+6, -6), improbable side by side

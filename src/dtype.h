@@ -12,7 +12,7 @@ namespace hk {
 
 // fp4e2m1 is stored packed, two elements per byte (element 2i in the low nibble, 2i+1 in the
 // high nibble, as in the OCP MX spec); e8m0 is the OCP MX scale (2^(bits - 127), 0xFF NaN).
-enum class DType { f32, f64, f16, bf16, fp8e4m3, fp8e5m2, i8, u8, i32, i64, u32, u64, fp4e2m1, e8m0 };
+enum class DType { f32, f64, f16, bf16, fp8e4m3, fp8e5m2, i8, u8, i32, i64, u32, u64, fp4e2m1, e8m0, i16, u16 };
 
 std::optional<DType> parse_dtype(const std::string& name);
 const char* dtype_name(DType t);

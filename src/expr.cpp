@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <vector>
 
@@ -111,6 +112,9 @@ class Parser {
       const std::string name = s_.substr(start, pos_ - start);
       if (eat('(')) return call(name);
       const auto it = params_.find(name);
+      // inf and nan, for fills such as -inf (a parameter of that name wins).
+      if (it == params_.end() && name == "inf") return std::numeric_limits<double>::infinity();
+      if (it == params_.end() && name == "nan") return std::numeric_limits<double>::quiet_NaN();
       if (it == params_.end()) fail("unknown parameter '" + name + "'");
       if (const auto* d = std::get_if<double>(&it->second)) return *d;
       fail("parameter '" + name + "' is a string, not a number");

@@ -301,8 +301,10 @@ std::optional<int> read_repeat(const json& obj, const std::string& path) {
   return v.get<int>();
 }
 
-// Expands the manifest's "cases" array (explicit cases and sweeps) into concrete cases.
-std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const Params& defaults) {
+// Expands the manifest's "cases" array (explicit cases and sweeps) into concrete cases. With
+// overridden (-a gave some sweep new values), two sweeps may now make the same case: the first
+// is kept, since the manifest did not write the duplicate.
+std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const Params& defaults, bool overridden) {
   if (!v.is_array() || v.empty()) fail(path, "expected a non-empty array of cases");
   std::vector<CaseSpec> cases;
   std::vector<std::string> case_paths;
@@ -369,9 +371,12 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     }
   }
   std::set<std::string> seen;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (!seen.insert(cases[i].name).second) fail(case_paths[i], "duplicate case name '" + cases[i].name + "'");
-  return cases;
+  std::vector<CaseSpec> unique;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (seen.insert(cases[i].name).second) unique.push_back(std::move(cases[i]));
+    else if (!overridden) fail(case_paths[i], "duplicate case name '" + cases[i].name + "'");
+  }
+  return unique;
 }
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -427,7 +432,7 @@ std::vector<EquivalentMutant> read_equivalent_mutants(const json& v, const std::
   return out;
 }
 
-KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file) {
+KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file, bool overridden) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
   check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat", "equivalent_mutants"});
   KernelSpec k;
@@ -484,7 +489,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   k.launch.grid = expr_list(need(launch, "grid", path + "/launch"), path + "/launch/grid", 1, 3);
   k.launch.block = expr_list(need(launch, "block", path + "/launch"), path + "/launch/block", 1, 3);
   if (launch.contains("shared")) k.launch.shared = expr_text(launch["shared"], path + "/launch/shared");
-  k.cases = read_cases(need(v, "cases", path), path + "/cases", k.params);
+  k.cases = read_cases(need(v, "cases", path), path + "/cases", k.params, overridden);
   // Every case must plan: a typo in an expression is reported now, not halfway through a run.
   for (const CaseSpec& c : k.cases) {
     try {
@@ -499,7 +504,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
 
 }  // namespace
 
-ManifestLoad load_manifest(const std::string& file) {
+ManifestLoad load_manifest(const std::string& file, const std::vector<AxisOverride>& axes) {
   ManifestLoad out;
   json doc;
   {
@@ -530,11 +535,13 @@ ManifestLoad load_manifest(const std::string& file) {
     out.failed_kernels.push_back(file);
     return out;
   }
+  std::set<size_t> overridden;  // the kernels -a changed
+  out.axes_applied = apply_axis_overrides(doc, axes, &overridden);
   const json& kernels = doc["kernels"];
   for (size_t i = 0; i < kernels.size(); ++i) {
     const std::string p = fmt::format("/kernels/{}", i);
     try {
-      out.kernels.push_back(read_kernel(kernels[i], p, file));
+      out.kernels.push_back(read_kernel(kernels[i], p, file, overridden.count(i) > 0));
     } catch (const std::exception& e) {  // e.g. a value of the wrong JSON type deep in a field
       out.errors.push_back(fmt::format("{}: {}: {}", file, p, e.what()));
       out.failed_kernels.push_back(file + "#" + p);

@@ -5,9 +5,11 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "axis_override.h"
 #include "expected_verdict.h"
 #include "output_check.h"
 #include "params.h"
@@ -141,11 +143,13 @@ struct ManifestLoad {
   std::vector<KernelSpec> kernels;   // only kernels that passed validation
   std::vector<std::string> errors;   // "FILE: /json/path: what was expected"
   std::vector<std::string> failed_kernels;  // names (or "FILE#/kernels/i") of kernels with errors
+  std::set<std::string> axes_applied;       // the -a overrides some sweep here took
 };
 
 // Reads and validates one manifest, including every case's plan, so that a run never starts a
 // case that cannot be planned. Never throws for bad input: errors are collected.
-ManifestLoad load_manifest(const std::string& path);
+// axes: -a overrides applied to its sweeps (axis_override.h).
+ManifestLoad load_manifest(const std::string& path, const std::vector<AxisOverride>& axes = {});
 
 // Fills each kernel's file_entries from the kernels given (those of one run).
 void link_file_entries(std::vector<KernelSpec>& kernels);

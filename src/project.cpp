@@ -21,12 +21,19 @@ ProjectPaths find_project(const std::string& root_flag, const std::string& manif
   }
   std::error_code ec;
   if (fs::is_directory("manifests", ec)) return at(".");
+  // Like git: the nearest folder above the current one that is a project.
+  const fs::path here = fs::current_path(ec);
+  if (!ec)
+    for (fs::path p = here.parent_path(); !p.empty(); p = p.parent_path()) {
+      if (fs::is_directory(p / "manifests", ec)) return at(p);
+      if (p == p.root_path()) break;
+    }
   const fs::path above = fs::path(exe).parent_path().parent_path();
   if (fs::is_directory(above / "manifests", ec)) return at(above);
   return at(".");
 }
 
-LoadedManifests load_manifests(const std::string& dir) {
+LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes) {
   LoadedManifests out;
   std::map<std::string, std::string> kernel_home;
   std::vector<std::string> not_files;
@@ -34,7 +41,8 @@ LoadedManifests load_manifests(const std::string& dir) {
   out.errors = not_files;
   if (files.empty() && not_files.empty()) out.errors.push_back(dir + ": no *.json manifests in this folder (or pass --manifests DIR)");
   for (const std::string& file : files) {
-    ManifestLoad load = load_manifest(file);
+    ManifestLoad load = load_manifest(file, axes);
+    out.axes_applied.insert(load.axes_applied.begin(), load.axes_applied.end());
     out.errors.insert(out.errors.end(), load.errors.begin(), load.errors.end());
     out.failed_kernels.insert(out.failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());
     for (KernelSpec& k : load.kernels) {

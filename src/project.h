@@ -19,19 +19,21 @@ struct ProjectPaths {
 };
 
 // --root DIR when given; else --manifests DIR when given (references/ beside it); else the
-// current folder when it holds manifests/; else the folder above hkcheck's binary when it holds
-// manifests/ (a build inside the repository). Relative paths stay relative.
+// current folder when it holds manifests/; else the nearest folder above it that does (as git
+// finds its repository); else the folder above hkcheck's binary when it holds manifests/ (a build
+// inside the repository). Relative paths stay relative.
 ProjectPaths find_project(const std::string& root_flag, const std::string& manifests_flag, const std::string& exe);
 
 struct LoadedManifests {
   std::vector<KernelSpec> kernels;          // every valid kernel, file_entries linked
   std::vector<std::string> errors;          // one line each, naming the file and the field
   std::vector<std::string> failed_kernels;  // names of kernels left out because of errors
+  std::set<std::string> axes_applied;       // the -a overrides some sweep took
 };
 
 // Loads and validates every manifest of dir; a broken one is reported and the rest are kept.
 // A kernel name defined twice keeps its first definition.
-LoadedManifests load_manifests(const std::string& dir);
+LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes = {});
 
 // Finds every kernel's reference: in hkcheck's built-in folder, the project's references/, and
 // the files manifests name ("reference_source"). The project's reference of a built-in's name

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/settings.h"
+#include "console_reporter.h"
 #include "report.h"
 
 namespace hk {
@@ -18,13 +19,6 @@ class Reporter {
   virtual void case_finished(const CaseResult& /*r*/, size_t /*done*/, size_t /*total*/) {}
   // The run is over; false with *err when the report could not be written.
   virtual bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) = 0;
-};
-
-// How the console reporter speaks.
-struct ConsoleStyle {
-  std::string prefix = "hkcheck";  // of the summary lines
-  std::string what;                // before the counts: "compile only, sm_90: "
-  bool compile_only = false;       // the time is the compile's, the note the message's first line (the resources)
 };
 
 class Reporters {

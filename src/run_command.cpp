@@ -3,7 +3,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "case_filter.h"
@@ -46,8 +48,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.references = build_references(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
   o.jobs = s.jobs;
-  o.exit_first = s.exit_first;
   o.reference_cache = !s.no_ref_cache;
+  o.max_fail = s.exit_first ? 1 : s.max_fail;
   o.time_launches = s.time ? s.time_launches : 0;
   o.devices = s.devices;
   o.memory_limit = resolve_memory_limit(s.memory_limit, s.jobs * static_cast<int>(s.devices.size()));
@@ -142,6 +144,27 @@ void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vec
   }
 }
 
+// "k1, k2, k3 and 12 more kernels": what the first workers compile while nothing has finished.
+std::string first_kernels(const std::vector<CaseTask>& tasks) {
+  std::vector<std::string> names;
+  for (const CaseTask& t : tasks)
+    if (names.empty() || names.back() != t.kernel->name) names.push_back(t.kernel->name);
+  std::string out;
+  for (size_t i = 0; i < std::min<size_t>(3, names.size()); ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 3) out += fmt::format(" and {} more kernels", names.size() - 3);
+  return out;
+}
+
+// Said before the references are built and the device is probed, which take seconds: the first
+// output comes at once.
+void announce_selection(const Settings& s, const SelectedCases& sel) {
+  if (s.report.verbosity < 0) return;
+  std::set<std::string> references;
+  for (const KernelSpec* k : sel.selection.kernels) references.insert(k->reference);
+  fmt::print(stderr, "hkcheck: {} cases of {} kernels selected from {}; loading {} references and starting the workers\n", sel.case_count(),
+             sel.selection.kernels.size(), s.manifest_dir, references.size());
+}
+
 // One run, from the selection to the reports.
 class Run {
  public:
@@ -157,7 +180,7 @@ class Run {
     info_.markdown_every_case = s_.report.markdown_every_case;
     if (!s_.resume_dir.empty()) info_.resumed_from = journal_path_;
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
-    announce(s_, dev_, why_, total_);
+    if (s_.report.verbosity >= 0) announce(s_, dev_, why_, total_);
     info_.spec.backend = dev_ ? dev_->backend : "none";
     // A port and its original under one entry: the device's vendor's file, unless --source says;
     // and the defines and options of the device's target (docs/manifest.md, "Per-target settings").
@@ -171,7 +194,7 @@ class Run {
     if (!out_folder_allowed(s_)) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
     info_.spec.tier = s_.tier;
-    reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{});
+    reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{"hkcheck", "", false, s_.report.verbosity, s_.report.durations});
     if (!s_.resume_dir.empty() && !same_device_as(resumed)) return kExitUsage;
     if (!open_journal()) return kExitUsage;
     execute();
@@ -269,6 +292,7 @@ class Run {
         }
       }
     }
+    if (!tasks.empty() && s_.report.verbosity >= 0) fmt::print(stderr, "hkcheck: compiling and running {}\n", first_kernels(tasks));
     std::vector<ScheduledCase> scheduled;
     for (const CaseTask& t : tasks) scheduled.push_back({t.kernel, t.c});
     const std::vector<double> expected = expected_costs(scheduled, load_case_durations(s_.cache_dir).wall_ms);
@@ -361,8 +385,13 @@ int run_command(Settings& s) {
   if (!s.resume_dir.empty() && !resume_settings(s, &resumed, &journal_path)) return kExitUsage;
   auto sel = select_cases(s, s.resume_dir.empty() ? nullptr : &resumed.header.cases);
   if (!sel) return kExitUsage;
+  if (sel->last_run_green) {
+    fmt::print(stderr, "hkcheck: --last-failed: no failed cases in the last run ({}); nothing to run\n", s.select.last_failed);
+    return kExitOk;
+  }
   if (s.devices.empty()) s.devices = {s.device};
   if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
+  announce_selection(s, *sel);
   return Run(s, *sel, resumed, journal_path)(resumed);
 }
 
@@ -373,13 +402,18 @@ int list_command(Settings& s) {
     fmt::print("{}  ({} cases; {} -> {}, reference {})\n", k->name, k->cases.size(), k->manifest, k->source, k->reference);
     for (const CaseSpec& c : k->cases) fmt::print("  {}\n", c.name);
   }
-  return sel->loaded.errors.empty() ? kExitOk : kExitUsage;
+  if (!sel->loaded.errors.empty()) return kExitUsage;
+  if (sel->case_count() == 0) fmt::print(stderr, "hkcheck: no case selected\n");
+  return sel->case_count() == 0 ? kExitNothingChecked : kExitOk;
 }
 
 int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
   if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (s.report.verbosity >= 0)
+    fmt::print(stderr, "hkcheck: compile only: {} kernels ({} cases) for {}, {} compile workers\n", sel->selection.kernels.size(),
+               sel->case_count(), fmt::join(s.archs, ", "), jobs);
   RunInfo info = run_info(s.argv, sel->loaded.errors);
   info.spec = spec_from_settings(s, sel->seeds, sel->project.references);
   const int rc = compile_only_command(sel->selection.kernels,

@@ -162,8 +162,9 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   std::atomic<size_t> next_unit{0};
   std::mutex sink;
   std::atomic<bool> stop_after_failure{false};
+  std::atomic<int> not_passed{0};
   auto deliver = [&](size_t i, CaseResult r) {
-    if (opt_.exit_first && !status_ok(r.status) && r.status != Status::NOT_RUN) stop_after_failure = true;
+    if (!status_ok(r.status) && r.status != Status::NOT_RUN && ++not_passed >= opt_.max_fail && opt_.max_fail > 0) stop_after_failure = true;
     std::lock_guard<std::mutex> lock(sink);
     on_result(i, std::move(r));
   };
@@ -172,7 +173,8 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
     for (size_t u; (u = next_unit++) < units.size();) {
       for (size_t i : units[u]) {
         const std::string why_not = interrupt_signal() ? "the run was interrupted by " + signal_label(interrupt_signal())
-                                    : stop_after_failure ? "--exitfirst stopped the run after a case that did not pass"
+                                    : stop_after_failure ? fmt::format("{} stopped the run after {} case(s) that did not pass",
+                                                                       opt_.max_fail == 1 ? "-x" : "--maxfail", opt_.max_fail)
                                                          : "";
         if (!why_not.empty()) {
           CaseResult r = blank_result(*tasks[i].kernel, *tasks[i].c, Status::NOT_RUN);

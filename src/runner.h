@@ -40,7 +40,7 @@ struct RunOptions {
   Isolation isolation = Isolation::worker;
   int jobs = 1;                  // workers per device at once
   std::vector<int> devices;      // device indices run_all spreads the cases over; empty: {device}
-  bool exit_first = false;       // run_all starts no case after one that did not pass (-x)
+  int max_fail = 0;              // run_all starts no case after this many did not pass (-x: 1; 0: no limit)
   int time_launches = 0;         // --time: launches timed after each passing case
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
   bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)

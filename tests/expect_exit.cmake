@@ -1,7 +1,11 @@
 # Runs CMD (a ;-list) and fails unless it exits with EXPECTED: for exit codes other than 0 and
 # "non-zero", which ctest alone can tell apart. With FILE and TEXTS (both ;-lists), every one of
-# TEXTS must then be in one of the files.
-execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# TEXTS must then be in one of the files. With OUTPUT_TEXTS, every one must be in what the command
+# printed (stdout and stderr); with NO_OUTPUT_TEXTS, none. WORKING_DIR: where it runs.
+if(NOT WORKING_DIR)
+  set(WORKING_DIR ".")
+endif()
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY ${WORKING_DIR})
 if(NOT rc STREQUAL "${EXPECTED}")
   message(FATAL_ERROR "expected exit code ${EXPECTED}, got ${rc}\n${out}\n${err}")
 endif()
@@ -18,4 +22,16 @@ if(FILE)
     endif()
   endforeach()
 endif()
+foreach(text IN LISTS OUTPUT_TEXTS)
+  string(FIND "${out}${err}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the output does not hold '${text}':\n${out}\n${err}")
+  endif()
+endforeach()
+foreach(text IN LISTS NO_OUTPUT_TEXTS)
+  string(FIND "${out}${err}" "${text}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "the output holds '${text}':\n${out}\n${err}")
+  endif()
+endforeach()
 message(STATUS "exit code ${rc} as expected\n${err}")

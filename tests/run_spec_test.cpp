@@ -40,6 +40,8 @@ RunSpec unusual_spec() {
   s.timeout = 7.5;
   s.memory_limit = int64_t{3} << 30;
   s.exit_first = true;
+  s.max_fail = 3;
+  s.axes = {"N=[128,256]", "dtype=f16"};
   s.time_launches = 11;
   s.sanitize = "racecheck,memcheck";
   s.races = true;
@@ -55,20 +57,21 @@ TEST(RunSpec, RoundTripsThroughJson) {
 
 TEST(RunSpec, EveryFieldIsRequiredAndAnotherVersionRefused) {
   const json j = unusual_spec();
+  // Fields added after version 1 are optional: a record without them reads as "not used".
+  const std::set<std::string> optional = {"max_fail", "axes", "races", "reference_cache"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     json without = j;
     without.erase(it.key());
-    // "races" and "reference_cache" came after version 1: a record without them is an older
-    // run's, without the detector and with the cache on.
-    if (it.key() == "races") {
-      EXPECT_FALSE(without.get<RunSpec>().races);
-    } else if (it.key() == "reference_cache") {
-      EXPECT_TRUE(without.get<RunSpec>().reference_cache);
-    } else if (it.key() == "memory_limit") {
+    // Records of older runs: no memory limit; the others read as their defaults.
+    if (it.key() == "memory_limit") {
       EXPECT_EQ(without.get<RunSpec>().memory_limit, kMemoryLimitNone);
-    } else {
-      EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
+      continue;
     }
+    if (optional.count(it.key())) {
+      EXPECT_EQ(json(without.get<RunSpec>())[it.key()], json(RunSpec{})[it.key()]) << it.key();
+      continue;
+    }
+    EXPECT_ANY_THROW(without.get<RunSpec>()) << it.key();
   }
   json later = j;
   later["version"] = kRunSpecVersion + 1;
@@ -89,7 +92,7 @@ TEST(RunSpec, EveryFieldIsCompared) {
       {"/repeat", 1},                         {"/source_vendor", "cuda"},         {"/isolation", "worker"},
       {"/timeout", 30},                       {"/memory_limit", "auto"},          {"/exit_first", false},
       {"/time_launches", 0},                  {"/sanitize", ""},                  {"/races", false},
-      {"/reference_cache", true}};
+      {"/reference_cache", true},             {"/max_fail", 0},                   {"/axes", json::array()}};
   std::set<std::string> changed_keys, every_key;
   for (const auto& [key, value] : j.items())
     if (key != "version" && key != "selection") every_key.insert("/" + key);
@@ -140,7 +143,7 @@ TEST(RunSpec, TheRerunOfACaseTakesItsSeedAndAFreshWorker) {
   for (const auto& d : spec_differences(unusual_spec(), r, true))
     EXPECT_TRUE(d.field == "kernel patterns" || d.field == "-k" || d.field == "--exclude" || d.field == "--last-failed" ||
                 d.field == "--shard" || d.field == "--shard-durations" || d.field == "--seed" || d.field == "--seeds" ||
-                d.field == "--isolation" || d.field == "--devices" || d.field == "-x")
+                d.field == "--isolation" || d.field == "--devices" || d.field == "-x" || d.field == "--maxfail")
         << d.field << " should be the run's";
 }
 

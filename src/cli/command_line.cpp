@@ -1,13 +1,17 @@
 #include "cli/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <set>
 #include <fmt/format.h>
 
+#include "cli/option_defaults.h"
 #include "compile_only.h"
 #include "exit_codes.h"
 #include "git_commit.h"
 #include "host_profile.h"
 #include "manifest.h"
+#include "project.h"
 #include "run_environment.h"
 #include "status.h"
 
@@ -62,6 +66,12 @@ void add_reports(CLI::App& app, ReportSettings& r) {
                "List every case in test_results.md (by default it lists the cases that did not pass and stays under 60,000 "
                "characters, to fit a pull-request comment)");
   app.add_flag("--no-repro", r.no_repro, "Write no repro folders for the cases that did not pass");
+  auto* quiet = app.add_flag_callback("-q,--quiet", [&r] { r.verbosity = -1; }, "Print only the summary and the reports written");
+  app.add_flag_callback("-v,--verbose", [&r] { r.verbosity = 1; },
+                        "One line per case even on a terminal (where the default is one status line rewritten in place), and "
+                        "every case that did not pass in the closing list")
+      ->excludes(quiet);
+  app.add_option("--durations", r.durations, "After the run, list the N slowest cases")->check(CLI::NonNegativeNumber);
 }
 
 void add_device(CLI::App& app, Settings& s) {
@@ -138,6 +148,12 @@ void add_run(CLI::App& app, Settings& s) {
                "Compute every reference instead of reading its outputs back from the cache (--cache-dir; bounded by "
                "HKCHECK_REF_CACHE_MB, default 4096)");
   app.add_flag("-x,--exitfirst", s.exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
+  app.add_option("--maxfail", s.max_fail, "Start no new case after N cases did not pass (the rest are NOT_RUN); -x is --maxfail 1")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("-a,--axis", s.axes,
+                 "Replace a sweep's values of parameter NAME in every kernel that sweeps it: NAME=V or NAME=[V1,V2] (repeat "
+                 "for more parameters), e.g. -a N=[128,256]")
+      ->allow_extra_args(false);
   app.add_flag("--time", s.time,
                "Time each passing case: device events around --time-launches launches after two warm-up ones; results get "
                "the median, min, max and the GB/s of the bytes its tensors move");
@@ -215,17 +231,17 @@ ModeName mode_of(const std::string& word, bool list, bool compile_only, bool wor
 
 }  // namespace
 
-std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
-  s.argv.assign(argv, argv + argc);
-  s.self_exe = self_exe(argv[0]);
+namespace {
+
+// One parse of args (args[0] is the program). app_out: the parser, for the option names.
+std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::set<std::string>* option_names) {
+  s.self_exe = self_exe(args[0].c_str());
   s.cache_dir = default_cache_dir();
   // A mode word first ("hkcheck list ...") is the same as its flag.
   std::string word;
-  if (argc > 1 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "list" || std::string(argv[1]) == "compile-only" ||
-                   std::string(argv[1]) == "mutate")) {
-    word = argv[1];
-    std::copy(argv + 2, argv + argc, argv + 1);
-    --argc;
+  if (args.size() > 1 && (args[1] == "run" || args[1] == "list" || args[1] == "compile-only" || args[1] == "mutate")) {
+    word = args[1];
+    args.erase(args.begin() + 1);
   }
   CLI::App app{description()};
   bool list = false, compile_only = false, worker = false, compile_worker = false, version = false, no_cache = false;
@@ -236,8 +252,16 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   add_mutate(app, s.mutate);
   app.add_flag("--no-cache", no_cache, "Compile every case afresh");
   add_mode_flags(app, s, list, compile_only, worker, compile_worker, version);
+  app.footer("Defaults: HKCHECK_BACKEND, HKCHECK_JOBS, HKCHECK_OUT, HKCHECK_SEED, HKCHECK_TIER, HKCHECK_TIMEOUT, then the \"defaults\" "
+             "object of hkcheck.json at the project root (README.md, \"Configuration\"); the command line wins.");
+  for (const CLI::Option* o : app.get_options())
+    if (!o->get_group().empty() && o->get_name().rfind("--", 0) == 0) option_names->insert(o->get_name());
+  for (const char* own : {"--help", "--version", "--root", "--resume", "--manifests", "--list", "--compile-only", "--diff"})
+    option_names->erase(own);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     // --help exits 0; every usage error is the documented 2.
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
@@ -251,6 +275,41 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   if (no_cache) s.cache_dir.clear();
   s.host.cache_dir = s.cache_dir;
   s.mode = mode_of(word, list, compile_only, worker, compile_worker, !s.diff_files.empty());
+  return std::nullopt;
+}
+
+// hkcheck.json of the project the command line names or the current folder is in.
+std::string config_file_of(const Settings& s) {
+  const ProjectPaths p = find_project(s.root_dir, s.manifest_dir, s.self_exe);
+  const std::filesystem::path root = !p.root.empty() ? std::filesystem::path(p.root) : std::filesystem::path(p.manifests).parent_path();
+  return (root / kConfigFileName).string();
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
+  const std::vector<std::string> args(argv, argv + argc);
+  std::set<std::string> option_names;
+  if (const auto exit_now = parse_once(args, s, &option_names)) return exit_now;
+  // The environment's and the project file's defaults, for what the command line left out; the
+  // internal worker modes take only their command line.
+  if (s.mode != ModeName::worker && s.mode != ModeName::compile_worker) {
+    std::string err;
+    const auto extra = default_arguments(s.given, config_file_of(s), [&](const std::string& o) { return option_names.count(o) > 0; }, &err);
+    if (!extra) {
+      fmt::print(stderr, "hkcheck: {}\n", err);
+      return kExitUsage;
+    }
+    if (!extra->empty()) {
+      std::vector<std::string> with = args;
+      with.insert(with.end(), extra->begin(), extra->end());
+      const std::set<std::string> given = s.given;  // what --resume may take as an override: the command line's
+      s = Settings{};
+      if (const auto exit_now = parse_once(with, s, &option_names)) return exit_now;
+      s.given = given;
+    }
+  }
+  s.argv = args;
   if (const auto problem = cross_check(s)) {
     fmt::print(stderr, "hkcheck: {}\n", *problem);
     return kExitUsage;

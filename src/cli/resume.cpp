@@ -17,6 +17,7 @@ std::vector<std::string> options_setting(const std::string& field) {
   if (field == "--devices") return {"--device", "--devices"};
   if (field == "--time-launches") return {"--time", "--time-launches"};
   if (field == "-x") return {"--exitfirst"};
+  if (field == "-a") return {"--axis"};
   if (field == "--manifests" || field == "references") return {"--root", "--manifests"};
   return {field};
 }
@@ -56,7 +57,7 @@ bool agrees_with_journal(const Settings& s, const RunSpec& recorded, const std::
 }  // namespace
 
 bool resume_may_change(const std::string& option) {
-  return option == "--timeout" || option == "--memory-limit" || option == "-x" || option == "--exitfirst" || option == "--devices" || option == "--device";
+  return option == "--timeout" || option == "--memory-limit" || option == "-x" || option == "--exitfirst" || option == "--maxfail" || option == "--devices" || option == "--device";
 }
 
 bool resume_settings(Settings& s, JournalContents* journal, std::string* journal_path) {
@@ -81,11 +82,13 @@ bool resume_settings(Settings& s, JournalContents* journal, std::string* journal
   const double timeout = s.timeout;
   const int64_t memory_limit = s.memory_limit;
   const bool exit_first = s.exit_first;
+  const int max_fail = s.max_fail;
   const std::vector<int> devices = s.devices.empty() ? std::vector<int>{s.device} : s.devices;
   apply_spec(recorded, s);
   if (s.was_given("--timeout")) s.timeout = timeout;
   if (s.was_given("--memory-limit")) s.memory_limit = memory_limit;
   if (s.was_given("--exitfirst")) s.exit_first = exit_first;
+  if (s.was_given("--maxfail")) s.max_fail = max_fail;
   if (s.was_given("--device") || s.was_given("--devices")) s.devices = devices, s.device = devices.front();
   return true;
 }

@@ -37,6 +37,8 @@ RunSpec spec_from_settings(const Settings& s, const std::vector<uint64_t>& seeds
   r.memory_limit = s.memory_limit;
   r.exit_first = s.exit_first;
   r.reference_cache = !s.no_ref_cache;
+  r.max_fail = s.max_fail;
+  r.axes = s.axes;
   r.time_launches = s.time ? s.time_launches : 0;
   r.sanitize = s.sanitize;
   r.races = s.host.races;
@@ -68,6 +70,8 @@ void apply_spec(const RunSpec& spec, Settings& s) {
   s.memory_limit = spec.memory_limit;
   s.exit_first = spec.exit_first;
   s.no_ref_cache = !spec.reference_cache;
+  s.max_fail = spec.max_fail;
+  s.axes = spec.axes;
   s.time = spec.time_launches > 0;
   if (s.time) s.time_launches = spec.time_launches;
   s.sanitize = spec.sanitize;

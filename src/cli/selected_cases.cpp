@@ -6,6 +6,7 @@
 #include <set>
 
 #include "case_filter.h"
+#include "keyword_expr.h"
 #include "report_text.h"
 #include "seed_sweep.h"
 #include "shard.h"
@@ -25,12 +26,21 @@ bool apply_filters(const SelectionSettings& o, SelectedCases& out) {
   std::vector<std::string> kernel_patterns, id_patterns;
   split_patterns(o.patterns, kernel_patterns, id_patterns);
   CaseFilter filter{id_patterns, o.case_patterns, o.excludes, std::nullopt};
+  for (const std::string& text : o.case_patterns) {
+    try {
+      KeywordExpr{text};
+    } catch (const std::invalid_argument& e) {
+      fmt::print(stderr, "hkcheck: {}\n", e.what());
+      return false;
+    }
+  }
   try {
     if (!o.last_failed.empty()) filter.only = ids_not_passed(o.last_failed);
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "hkcheck: --last-failed: {}\n", e.what());
     return false;
   }
+  out.last_run_green = filter.only && filter.only->empty();
   std::vector<KernelSpec>& kernels = out.loaded.kernels;
   for (KernelSpec& k : kernels) filter_cases(k, filter);
   out.selection = select_kernels(kernels, kernel_patterns);
@@ -47,6 +57,9 @@ bool apply_filters(const SelectionSettings& o, SelectedCases& out) {
   }
   if (filter.active()) std::erase_if(out.selection.kernels, [](const KernelSpec* k) { return k->cases.empty(); });
   for (const auto& e : out.selection.errors) fmt::print(stderr, "hkcheck: {}\n", e);
+  // Nothing selected, by names or by filters, is the one "nothing selected" outcome (exit 3);
+  // a name that matches nothing beside others that match is a usage error.
+  if (out.selection.kernels.empty()) out.selection.errors.clear();
   return out.selection.errors.empty();
 }
 
@@ -82,8 +95,24 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
                s.manifest_dir);
     return std::nullopt;
   }
+  std::vector<AxisOverride> axes;
+  try {
+    axes = parse_axis_overrides(s.axes);
+    // Only the kernels named on the command line take them (every kernel when none is named).
+    std::vector<std::string> kernel_patterns, ids;
+    split_patterns(s.select.patterns, kernel_patterns, ids);
+    for (AxisOverride& a : axes) a.kernels = kernel_patterns;
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "hkcheck: {}\n", e.what());
+    return std::nullopt;
+  }
   // A broken manifest is reported and the rest still run.
-  out.loaded = load_manifests(s.manifest_dir);
+  out.loaded = load_manifests(s.manifest_dir, axes);
+  for (const AxisOverride& a : axes)
+    if (!out.loaded.axes_applied.count(a.name)) {
+      fmt::print(stderr, "hkcheck: -a {}: no sweep of the selected kernels in {} has a parameter '{}'\n", a.name, s.manifest_dir, a.name);
+      return std::nullopt;
+    }
   out.references = find_references(out.loaded, out.project);
   for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", terminal_line(e));  // names are the manifest's text
   try {

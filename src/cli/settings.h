@@ -32,6 +32,8 @@ struct ReportSettings {
   std::string junit_path;  // "" for no JUnit file
   bool markdown_every_case = false;
   bool no_repro = false;  // no repro folders for the cases that did not pass
+  int verbosity = 0;      // the console: -1 with -q, 1 with -v (console_reporter.h)
+  size_t durations = 0;   // --durations N: the N slowest cases after the run
 };
 
 // hkcheck mutate (docs/mutate.md).
@@ -70,6 +72,8 @@ struct Settings {
   int repeat = 1, jobs = 0;
   bool exit_first = false;
   bool no_ref_cache = false;  // compute every reference (reference_cache.h) instead of reading it back
+  int max_fail = 0;                // --maxfail N (0: no limit)
+  std::vector<std::string> axes;   // -a NAME=VALUES
   bool time = false;
   int time_launches = 20;
 

@@ -42,6 +42,8 @@ const Field kFields[] = {
     {"--timeout", false, [](const RunSpec& s) { return json(s.timeout); }},
     {"--memory-limit", false, [](const RunSpec& s) { return json(memory_limit_text(s.memory_limit)); }},
     {"-x", false, [](const RunSpec& s) { return json(s.exit_first); }},
+    {"--maxfail", false, [](const RunSpec& s) { return json(s.max_fail); }},
+    {"-a", false, [](const RunSpec& s) { return json(s.axes); }},
     {"--time-launches", false, [](const RunSpec& s) { return json(s.time_launches); }},
     {"--sanitize", false, [](const RunSpec& s) { return json(s.sanitize); }},
     {"--races", false, [](const RunSpec& s) { return json(s.races); }},
@@ -83,6 +85,8 @@ void to_json(json& j, const RunSpec& s) {
        {"timeout", s.timeout},
        {"memory_limit", memory_limit_text(s.memory_limit)},
        {"exit_first", s.exit_first},
+       {"max_fail", s.max_fail},
+       {"axes", s.axes},
        {"time_launches", s.time_launches},
        {"sanitize", s.sanitize},
        {"races", s.races},
@@ -117,6 +121,8 @@ void from_json(const json& j, RunSpec& s) {
     throw JsonFieldError("/memory_limit", e.what());
   }
   read_field(j, "exit_first", s.exit_first);
+  read_optional_field(j, "max_fail", s.max_fail);
+  read_optional_field(j, "axes", s.axes);
   read_field(j, "time_launches", s.time_launches);
   read_field(j, "sanitize", s.sanitize);
   // Records written before --races existed lack it; they ran without the detector.

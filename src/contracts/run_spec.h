@@ -12,6 +12,8 @@
 namespace hk {
 
 // Bumped when a field changes meaning or a required one is added; from_json refuses others.
+// Fields added since version 1 are optional, their default meaning "not used", so that the
+// records of older runs (committed results among them) still read.
 constexpr int kRunSpecVersion = 1;
 
 // Which cases: the command line's selection as given (paths made absolute).
@@ -42,6 +44,8 @@ struct RunSpec {
   double timeout = 30;
   int64_t memory_limit = -1;     // --memory-limit as given: bytes, 0 for none, -1 for auto (memory_limit.h)
   bool exit_first = false;       // -x
+  int max_fail = 0;              // --maxfail N: no new case after N did not pass; 0: no limit (optional field)
+  std::vector<std::string> axes;  // -a NAME=VALUES as given: sweep axes replaced (optional field)
   int time_launches = 0;         // --time: launches timed per passing case; 0 without --time
   std::string sanitize;          // "", "failures" (a bare --sanitize) or TOOL[,TOOL]
   bool races = false;            // --races: the host backend's race detector

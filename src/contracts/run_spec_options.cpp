@@ -45,6 +45,8 @@ std::vector<std::string> spec_options(const RunSpec& s) {
   o.insert(o.end(), {"--memory-limit", memory_limit_text(s.memory_limit)});
   if (s.exit_first) o.push_back("-x");
   if (!s.reference_cache) o.push_back("--no-ref-cache");
+  if (s.max_fail > 0) o.insert(o.end(), {"--maxfail", std::to_string(s.max_fail)});
+  for (const std::string& a : s.axes) o.insert(o.end(), {"-a", a});
   if (s.time_launches > 0) o.insert(o.end(), {"--time", "--time-launches", std::to_string(s.time_launches)});
   if (s.sanitize == "failures") o.push_back("--sanitize");
   else if (!s.sanitize.empty()) o.push_back("--sanitize=" + s.sanitize);
@@ -62,6 +64,7 @@ RunSpec rerun_spec(const RunSpec& run, uint64_t case_seed) {
   r.isolation = "case";
   if (!r.devices.empty()) r.devices = {r.devices.front()};
   r.exit_first = false;
+  r.max_fail = 0;
   return r;
 }
 
