@@ -122,7 +122,7 @@ class KernelMutator {
       return r;
     }
     RunOptions o = base_;
-    o.exit_first = true, o.timeout_s = mutant_timeout_s_;
+    o.max_fail = 1, o.timeout_s = mutant_timeout_s_;
     std::vector<CaseResult> results;
     try {
       results = run_cases(mk, passing, o);
