@@ -200,6 +200,10 @@ TEST(OptionDefaults, CommandLineThenEnvironmentThenFileThenBuiltIn) {
   ASSERT_FALSE(parse_with_defaults({"--root", dir.path(), "--timeout", "4", "--jobs", "2"}, with_flag).has_value());
   EXPECT_EQ(with_flag.timeout, 4);
   EXPECT_EQ(with_flag.jobs, 2);
+  Settings with_seeds;
+  ASSERT_FALSE(parse_with_defaults({"--root", dir.path(), "--seeds", "0..2"}, with_seeds).has_value())
+      << "HKCHECK_SEED gives way to --seeds, which excludes --seed";
+  EXPECT_EQ(with_seeds.seeds, "0..2");
 }
 
 TEST(OptionDefaults, ABadFileOrValueIsAUsageErrorNamingIt) {

@@ -42,10 +42,15 @@ TEST(Cli, ListWorksWithoutAGpu) {
   EXPECT_NE(o.text.find("rmsnorm  ("), std::string::npos) << o.text;
 }
 
-TEST(Cli, UnknownKernelSuggestsANameAndExits2) {
+// A name that matches nothing is "nothing selected" (3), as -k is; beside a name that matches, it
+// is a typo: a usage error (2). Both suggest the name meant.
+TEST(Cli, UnknownKernelSuggestsANameAndSelectsNothing) {
   const Output o = run("--list rmsnrom");
-  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.code, 3);
   EXPECT_NE(o.text.find("did you mean 'rmsnorm'"), std::string::npos) << o.text;
+  const Output beside = run("--list silu rmsnrom");
+  EXPECT_EQ(beside.code, 2);
+  EXPECT_NE(beside.text.find("did you mean 'rmsnorm'"), std::string::npos) << beside.text;
 }
 
 TEST(Cli, BrokenManifestExits2AndNamesTheField) {

@@ -36,6 +36,14 @@ bool append_default_value(const std::string& option, const json& v, std::vector<
   return true;
 }
 
+// Options that exclude each other: a default for one is dropped when the other is set.
+bool excluded_by(const std::string& option, const std::set<std::string>& set) {
+  static const std::vector<std::pair<std::string, std::string>> pairs = {{"--seed", "--seeds"}, {"--device", "--devices"}};
+  for (const auto& [a, b] : pairs)
+    if ((option == a && set.count(b)) || (option == b && set.count(a))) return true;
+  return false;
+}
+
 }  // namespace
 
 const std::vector<std::string>& environment_options() {
@@ -50,7 +58,7 @@ std::optional<std::vector<std::string>> default_arguments(const std::set<std::st
   std::set<std::string> set_here = given;
   for (const std::string& name : environment_options()) {
     const char* value = std::getenv(environment_variable(name).c_str());
-    if (!value || set_here.count("--" + name)) continue;
+    if (!value || set_here.count("--" + name) || excluded_by("--" + name, set_here)) continue;
     if (*value == '\0') {
       *err = environment_variable(name) + " is set but empty";
       return std::nullopt;
@@ -78,7 +86,7 @@ std::optional<std::vector<std::string>> default_arguments(const std::set<std::st
       *err = fmt::format("{}: /defaults/{}: not an option of hkcheck (the keys are long option names without the dashes)", config_file, key);
       return std::nullopt;
     }
-    if (set_here.count(option)) continue;
+    if (set_here.count(option) || excluded_by(option, set_here)) continue;
     if (!append_default_value(option, value, out)) {
       *err = fmt::format("{}: /defaults/{}: expected a string, a number, a boolean or an array of strings and numbers", config_file, key);
       return std::nullopt;
