@@ -9,6 +9,7 @@
 // this machine; keep the cache folder private to you (docs/host_backend.md, "Caches").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -29,6 +30,7 @@ Seal seal_of(const std::string& entry, const std::string& bytes);
 
 // 64 bits of bytes, quick (32 bytes a step): finds accidents, not a cryptographic hash.
 uint64_t bytes_hash(const std::string& bytes);
+uint64_t bytes_hash(const void* data, size_t n);
 
 // The seal kept beside file, unchecked (read_sealed checks it against the file); nothing when
 // it is missing or unreadable.

@@ -6,17 +6,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
+#include <iterator>
+#include <list>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "block_hash.h"
 #include "cache_seal.h"
 #include "file_util.h"
 #include "fnv1a.h"
+#include "parallel_for.h"
 #include "whole_number.h"
 
 namespace hk {
@@ -38,32 +43,57 @@ OutputCounts planned_output_counts(const CasePlan& plan) {
   return out;
 }
 
-std::optional<std::string> read_entry_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(ss).str();
+// The longest header line an entry may have: beyond it, the file is not an entry.
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
+
+// An open file, closed on every path out.
+class OpenFile {
+ public:
+  explicit OpenFile(int fd) : fd_(fd) {}
+  ~OpenFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  int fd() const { return fd_; }
+  bool close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+// n bytes at offset `at` of fd into dst; false on an error or an early end of the file.
+bool read_at(int fd, char* dst, size_t n, uint64_t at) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, dst, n, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    dst += got, n -= static_cast<size_t>(got), at += static_cast<uint64_t>(got);
+  }
+  return true;
 }
 
-// Why an entry's bytes are not the outputs of key, or "" (and *out filled) when they are.
-std::string unpack_entry(const std::string& bytes, const std::string& key, const OutputCounts& expected, ReferenceOutputs* out) {
-  const size_t nl = bytes.find('\n');
-  if (nl == std::string::npos || nl > (size_t{1} << 20)) return "it has no header line";
-  ReferenceCacheHeader h;
-  try {
-    h = nlohmann::json::parse(bytes.substr(0, nl)).get<ReferenceCacheHeader>();
-  } catch (const nlohmann::json::exception& e) {
-    return std::string("its header is unreadable (") + e.what() + ")";
+bool write_all(int fd, const char* src, size_t n) {
+  while (n > 0) {
+    const ssize_t put = ::write(fd, src, n);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    src += put, n -= static_cast<size_t>(put);
   }
+  return true;
+}
+
+// Why a header read from an entry with payload bytes after its line is not the outputs of key
+// (expected first), or "".
+std::string header_mismatch(const ReferenceCacheHeader& h, const std::string& key, uint64_t payload, const OutputCounts& expected) {
   if (h.key != key) return "it holds the outputs of another key, " + h.key;
-  const size_t payload = bytes.size() - nl - 1;
   if (payload != h.payload_bytes) return fmt::format("{} bytes of outputs where its header says {}", payload, h.payload_bytes);
-  const std::string data = bytes.substr(nl + 1);
-  if (bytes_hash(data) != h.hash) return "its outputs differ from its header's hash";
   const size_t n = h.tensors.size();
-  if (h.counts.size() != n || h.dtypes.size() != n || h.shapes.size() != n || n < expected.size())
+  if (h.counts.size() != n || h.dtypes.size() != n || h.shapes.size() != n || h.hashes.size() != n || n < expected.size())
     return "it holds other outputs than the case's";
   uint64_t total = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -74,15 +104,42 @@ std::string unpack_entry(const std::string& bytes, const std::string& key, const
     total += static_cast<uint64_t>(h.counts[i]) * sizeof(double);
   }
   if (total != h.payload_bytes) return "its header's counts do not add up to its size";
-  out->clear();
-  size_t at = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ref::Tensor t{h.tensors[i], h.dtypes[i], h.shapes[i], std::vector<double>(static_cast<size_t>(h.counts[i]))};
-    std::memcpy(t.data.data(), data.data() + at, t.data.size() * sizeof(double));
-    at += t.data.size() * sizeof(double);
-    out->push_back(std::move(t));
-  }
   return "";
+}
+
+// Reads count doubles at offset `at` of fd into dst, block by block on several threads, each
+// block hashed while it is in cache: "" when they match hash, else why not.
+std::string read_tensor(int fd, double* dst, int64_t count, uint64_t at, uint64_t hash) {
+  const size_t bytes = static_cast<size_t>(count) * sizeof(double);
+  char* out = reinterpret_cast<char*>(dst);
+  std::vector<uint64_t> blocks(hash_blocks(bytes));
+  std::atomic<bool> readable{true};
+  parallel_chunks(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b, int64_t, int64_t) {
+    const size_t begin = static_cast<size_t>(b) * kHashBlockBytes, len = std::min(kHashBlockBytes, bytes - begin);
+    if (!read_at(fd, out + begin, len, at + begin)) readable = false;
+    else blocks[static_cast<size_t>(b)] = hash_block(out + begin, static_cast<size_t>(b), bytes);
+  });
+  if (!readable) return "its outputs could not be read whole";
+  if (combine_block_hashes(blocks, bytes) != hash) return "its outputs differ from its header's hash";
+  return "";
+}
+
+// Writes header and the tensors' doubles to a temporary file, renamed to path when whole. Not
+// synced: a crash may leave the entry torn, which its hashes find when it is read.
+bool write_entry(const std::string& path, const std::string& header, const std::vector<const ref::Tensor*>& tensors) {
+  const std::string tmp = temporary_beside(path);
+  ::unlink(tmp.c_str());  // a stale one, or a link planted at the name: O_EXCL would refuse it
+  OpenFile f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (f.fd() < 0) return false;
+  bool ok = write_all(f.fd(), header.data(), header.size());
+  for (const ref::Tensor* t : tensors)
+    ok = ok && write_all(f.fd(), reinterpret_cast<const char*>(t->data.data()), t->data.size() * sizeof(double));
+  ok = f.close() && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 struct CachedEntryFile {
@@ -124,10 +181,18 @@ std::string reference_cache_key(const CaseJob& job, const std::string& library_i
   return fmt::format("{:016x}", fnv1a(text));
 }
 
+namespace {
+std::vector<std::string> hex_words(const std::vector<uint64_t>& words) {
+  std::vector<std::string> hex;
+  for (const uint64_t w : words) hex.push_back(fmt::format("{:016x}", w));
+  return hex;
+}
+}  // namespace
+
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h) {
   j = {{"schema", kRefEntrySchema}, {"version", kReferenceCacheFormat}, {"key", h.key},
        {"tensors", h.tensors},         {"counts", h.counts},                {"dtypes", h.dtypes},
-       {"shapes", h.shapes},           {"payload_bytes", h.payload_bytes},  {"hash64", fmt::format("{:016x}", h.hash)}};
+       {"shapes", h.shapes},           {"payload_bytes", h.payload_bytes},  {"hashes64", hex_words(h.hashes)}};
 }
 
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
@@ -139,10 +204,12 @@ void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
   h.dtypes = j.at("dtypes").get<std::vector<std::string>>();
   h.shapes = j.at("shapes").get<std::vector<std::vector<int64_t>>>();
   h.payload_bytes = j.at("payload_bytes").get<uint64_t>();
-  const std::string hex = j.at("hash64").get<std::string>();
-  char* end = nullptr;
-  h.hash = std::strtoull(hex.c_str(), &end, 16);
-  if (hex.size() != 16 || end != hex.c_str() + hex.size()) throw nlohmann::json::other_error::create(501, "hash64 is not 16 hex digits", &j);
+  h.hashes.clear();
+  for (const std::string& hex : j.at("hashes64").get<std::vector<std::string>>()) {
+    char* end = nullptr;
+    h.hashes.push_back(std::strtoull(hex.c_str(), &end, 16));
+    if (hex.size() != 16 || end != hex.c_str() + hex.size()) throw nlohmann::json::other_error::create(501, "hashes64 holds a value that is not 16 hex digits", &j);
+  }
 }
 
 ReferenceCache::ReferenceCache(std::string folder, uint64_t bound_bytes) : folder_(std::move(folder)), bound_(bound_bytes) {}
@@ -150,38 +217,81 @@ ReferenceCache::ReferenceCache(std::string folder, uint64_t bound_bytes) : folde
 std::string ReferenceCache::path_of(const std::string& key) const { return folder_ + "/" + key + kRefEntrySuffix; }
 
 std::optional<ReferenceOutputs> ReferenceCache::read(const std::string& key, const OutputCounts& expected, std::string* note) {
+  std::list<ref::Tensor> out;  // a list: the buffers handed out stay where they are
+  auto place = [&](size_t, const ref::Tensor& described, int64_t count) {
+    out.push_back(described);
+    out.back().data.resize(static_cast<size_t>(count));
+    return out.back().data.data();
+  };
+  bool read_any = false;
+  if (!read_into(key, expected, place, note, &read_any)) return std::nullopt;
+  return ReferenceOutputs(std::make_move_iterator(out.begin()), std::make_move_iterator(out.end()));
+}
+
+bool ReferenceCache::read_into(const std::string& key, const OutputCounts& expected, const Place& place, std::string* note, bool* read_any) {
+  *read_any = false;
   const std::string path = path_of(key);
-  const auto bytes = read_entry_bytes(path);
-  if (!bytes) return std::nullopt;  // not there (or evicted while we looked): a miss
-  ReferenceOutputs out;
-  if (const std::string why = unpack_entry(*bytes, key, expected, &out); !why.empty()) {
+  OpenFile f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.fd() < 0) return false;  // not there (or evicted while we looked): a miss
+  auto damaged = [&](const std::string& why) {
     if (note) *note = fmt::format("the cached reference outputs {} were damaged ({}): the reference was computed again", path, why);
     std::error_code ec;
     fs::remove(path, ec);
-    return std::nullopt;
+    return false;
+  };
+  struct stat st {};
+  if (::fstat(f.fd(), &st) != 0) return damaged("it cannot be read");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  std::string head(static_cast<size_t>(std::min<uint64_t>(size, kMaxHeaderBytes + 1)), '\0');
+  if (!read_at(f.fd(), head.data(), head.size(), 0)) return damaged("it cannot be read");
+  const size_t nl = head.find('\n');
+  if (nl == std::string::npos) return damaged("it has no header line");
+  ReferenceCacheHeader h;
+  try {
+    h = nlohmann::json::parse(head.substr(0, nl)).get<ReferenceCacheHeader>();
+  } catch (const nlohmann::json::exception& e) {
+    return damaged(std::string("its header is unreadable (") + e.what() + ")");
+  }
+  if (const std::string why = header_mismatch(h, key, size - nl - 1, expected); !why.empty()) return damaged(why);
+  std::vector<double*> dst;
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    dst.push_back(place(i, ref::Tensor{h.tensors[i], h.dtypes[i], h.shapes[i], {}}, h.counts[i]));
+    if (!dst.back()) return false;
+  }
+  *read_any = true;
+  uint64_t at = nl + 1;
+  for (size_t i = 0; i < dst.size(); ++i) {
+    if (const std::string why = read_tensor(f.fd(), dst[i], h.counts[i], at, h.hashes[i]); !why.empty()) return damaged(why);
+    at += static_cast<uint64_t>(h.counts[i]) * sizeof(double);
   }
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: the last to be evicted
-  return out;
+  return true;
 }
 
 bool ReferenceCache::write(const std::string& key, const ReferenceOutputs& outputs) {
-  ReferenceCacheHeader h{key, {}, {}, {}, {}, 0, 0};
-  std::string data;
-  for (const ref::Tensor& t : outputs) {
-    h.tensors.push_back(t.name);
-    h.counts.push_back(static_cast<int64_t>(t.data.size()));
-    h.dtypes.push_back(t.dtype);
-    h.shapes.push_back(t.shape);
-    data.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(double));
+  std::vector<const ref::Tensor*> tensors;
+  for (const ref::Tensor& t : outputs) tensors.push_back(&t);
+  return write(key, tensors);
+}
+
+bool ReferenceCache::write(const std::string& key, const std::vector<const ref::Tensor*>& outputs) {
+  ReferenceCacheHeader h{key, {}, {}, {}, {}, 0, {}};
+  for (const ref::Tensor* t : outputs) {
+    h.tensors.push_back(t->name);
+    h.counts.push_back(static_cast<int64_t>(t->data.size()));
+    h.dtypes.push_back(t->dtype);
+    h.shapes.push_back(t->shape);
+    h.payload_bytes += t->data.size() * sizeof(double);
   }
-  h.payload_bytes = data.size();
-  h.hash = bytes_hash(data);
-  const std::string entry = nlohmann::json(h).dump() + "\n" + data;
-  if (entry.size() > bound_) return false;
+  if (h.payload_bytes > bound_) return false;  // before hashing or writing gigabytes for nothing
+  for (const ref::Tensor* t : outputs) h.hashes.push_back(block_hash(t->data.data(), t->data.size() * sizeof(double)));
+  const std::string header = nlohmann::json(h).dump() + "\n";
+  const uint64_t entry_bytes = header.size() + h.payload_bytes;
+  if (entry_bytes > bound_) return false;
   std::error_code ec;
   fs::create_directories(folder_, ec);
-  if (!write_file_atomic(path_of(key), entry, nullptr)) return false;
-  known_bytes_ += entry.size();
+  if (!write_entry(path_of(key), header, outputs)) return false;
+  known_bytes_ += entry_bytes;
   if (!scanned_ || known_bytes_ > bound_) trim();
   return true;
 }
@@ -226,19 +336,30 @@ void ReferenceCache::trim() {
 bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, ref::Context& ctx,
                             std::vector<std::string>* notes) {
   const OutputCounts expected = planned_output_counts(plan);
+  // The outputs are read into the vectors the reference would have written, so the guard behind
+  // them stays armed; the tensors it added are read aside and added once the entry proved whole.
+  std::list<ref::Tensor> added;  // a list: the buffers handed out stay where they are
+  auto place = [&](size_t i, const ref::Tensor& described, int64_t count) -> double* {
+    if (i < expected.size()) return ctx.tensors.at(described.name).data.data();
+    // An added tensor never stands in for one of the plan's.
+    if (std::any_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == described.name; })) return nullptr;
+    added.push_back(described);
+    added.back().data.resize(static_cast<size_t>(count));
+    return added.back().data.data();
+  };
   std::string note;
-  auto got = cache.read(key, expected, &note);
+  bool read_any = false;
+  const bool hit = cache.read_into(key, expected, place, &note, &read_any);
   if (!note.empty()) notes->push_back(note);
-  if (!got) return false;
-  for (size_t i = expected.size(); i < got->size(); ++i)  // an added tensor never stands in for one of the plan's
-    if (std::any_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == (*got)[i].name; })) return false;
-  // The outputs are copied into the vectors the reference would have written, so the guard
-  // behind them stays armed; the tensors it added are added again.
-  for (size_t i = 0; i < got->size(); ++i) {
-    ref::Tensor& t = (*got)[i];
-    if (i < expected.size()) std::copy(t.data.begin(), t.data.end(), ctx.tensors.at(t.name).data.begin());
-    else ctx.tensors[t.name] = std::move(t);
+  if (!hit) {
+    if (read_any)  // the reference computes them again from the state it was armed in
+      for (const auto& [name, n] : expected) {
+        std::vector<double>& v = ctx.tensors.at(name).data;
+        parallel_chunks(n, kElementChunk, [&](int64_t, int64_t b, int64_t e) { std::fill(v.begin() + b, v.begin() + e, std::nan("")); });
+      }
+    return false;
   }
+  for (ref::Tensor& t : added) ctx.tensors[t.name] = std::move(t);
   return true;
 }
 
@@ -247,7 +368,7 @@ std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx
   for (const TensorPlan& t : plan.tensors) {
     if (t.role != Role::in) continue;
     const std::vector<double>& v = ctx.tensors.at(t.name).data;
-    d.push_back(bytes_hash(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double))));
+    d.push_back(block_hash(v.data(), v.size() * sizeof(double)));
   }
   return d;
 }
@@ -255,15 +376,15 @@ std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx
 void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
                              const std::vector<uint64_t>& before) {
   if (input_digest(plan, ctx) != before) return;  // the reference changed an input: reading back could not
-  ReferenceOutputs outputs;
+  std::vector<const ref::Tensor*> outputs;
   for (const TensorPlan& t : plan.tensors) {
     if (t.role == Role::in) continue;
     const ref::Tensor& out = ctx.tensors.at(t.name);
     if (static_cast<int64_t>(out.data.size()) != t.numel) return;  // a resized output is the case's ERROR, never cached
-    outputs.push_back(out);
+    outputs.push_back(&out);
   }
   for (const auto& [name, t] : ctx.tensors)
-    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& p) { return p.name == name; })) outputs.push_back(t);
+    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& p) { return p.name == name; })) outputs.push_back(&t);
   cache.write(key, outputs);
 }
 

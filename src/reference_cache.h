@@ -4,13 +4,15 @@
 // (generator.h). A rerun after an edit to the kernel then reads them back instead of recomputing.
 //
 // Each entry is one file, <folder>/<key>.ref: a line of JSON (ReferenceCacheHeader) and the
-// outputs' doubles. It is written to a temporary name and renamed into place, so several workers
-// may write at once; it is checked against its header's hash when read, and one that does not
+// outputs' doubles. It is written straight from the reference's vectors to a temporary name and
+// renamed into place, so several workers may write at once; it is read straight into the case's
+// vectors and checked against its header's hashes (block_hash.h, at memory speed), and one that does not
 // match (torn, truncated, edited, another key's) is removed and recomputed, with a note. The
 // folder is bounded: past its size, the entries used least recently go first.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -23,7 +25,7 @@
 namespace hk {
 
 // Bumped when an entry's layout changes; part of every key.
-constexpr int kReferenceCacheFormat = 2;
+constexpr int kReferenceCacheFormat = 3;
 // The folder's bound unless HKCHECK_REF_CACHE_MB says otherwise.
 constexpr uint64_t kDefaultReferenceCacheBytes = uint64_t{4} << 30;
 
@@ -51,7 +53,7 @@ struct ReferenceCacheHeader {
   std::vector<std::string> dtypes;
   std::vector<std::vector<int64_t>> shapes;
   uint64_t payload_bytes = 0;        // the doubles after the line
-  uint64_t hash = 0;                 // bytes_hash (cache_seal.h) of those bytes
+  std::vector<uint64_t> hashes;      // block_hash (block_hash.h) of each tensor's bytes
 };
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h);
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h);  // throws nlohmann::json::exception
@@ -70,8 +72,14 @@ class ReferenceCache {
   // `expected` (names and counts, in order). An entry that is there but damaged is removed and
   // *note says so. A hit marks the entry as used now.
   std::optional<ReferenceOutputs> read(const std::string& key, const OutputCounts& expected, std::string* note);
+  // The same, read straight into the buffers `place` gives for each tensor of the entry (count
+  // doubles each), asked for all of them before any byte is read; a null buffer refuses the entry
+  // (a miss, nothing read). After a false return with *read_any, those buffers hold garbage.
+  using Place = std::function<double*(size_t index, const ref::Tensor& described, int64_t count)>;
+  bool read_into(const std::string& key, const OutputCounts& expected, const Place& place, std::string* note, bool* read_any);
   // Stores outputs under key (best effort: false when it cannot be written or exceeds the bound
-  // alone), then keeps the folder within its bound.
+  // alone), then keeps the folder within its bound. Written from the tensors in place, no copy.
+  bool write(const std::string& key, const std::vector<const ref::Tensor*>& outputs);
   bool write(const std::string& key, const ReferenceOutputs& outputs);
   // Removes the least recently used entries until the folder is within its bound, and temporary
   // files left by killed writers. Another process trimming at the same time makes this one skip.

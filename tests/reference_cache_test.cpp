@@ -3,6 +3,7 @@
 // and every part of the key counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "block_hash.h"
+#include "parallel_for.h"
 #include "reference_cache.h"
 #include "test_util.h"
 
@@ -183,7 +186,7 @@ TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
 }
 
 TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
-  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, 48, 0x0123456789abcdefull};
+  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, 48, {0x0123456789abcdefull, 7}};
   const ReferenceCacheHeader back = nlohmann::json(h).get<ReferenceCacheHeader>();
   EXPECT_EQ(back.key, h.key);
   EXPECT_EQ(back.tensors, h.tensors);
@@ -191,7 +194,66 @@ TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
   EXPECT_EQ(back.dtypes, h.dtypes);
   EXPECT_EQ(back.shapes, h.shapes);
   EXPECT_EQ(back.payload_bytes, h.payload_bytes);
-  EXPECT_EQ(back.hash, h.hash);
+  EXPECT_EQ(back.hashes, h.hashes);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+TEST(BlockHash, SameValueWhateverTheThreadCountAndEveryByteCounts) {
+  std::vector<uint8_t> bytes(3 * kHashBlockBytes + 12345);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 131 + (i >> 13));
+  set_parallel_threads(1);
+  const uint64_t one = block_hash(bytes.data(), bytes.size());
+  set_parallel_threads(4);
+  EXPECT_EQ(block_hash(bytes.data(), bytes.size()), one);
+  bytes[2 * kHashBlockBytes + 7] ^= 1;  // a bit in a later block
+  EXPECT_NE(block_hash(bytes.data(), bytes.size()), one);
+  bytes[2 * kHashBlockBytes + 7] ^= 1;
+  EXPECT_NE(block_hash(bytes.data(), bytes.size() - 1), one) << "the length counts";
+  set_parallel_threads(1);
+}
+
+// Outputs of several hash blocks are read straight into the case's own vectors (the guard behind
+// them stays armed); a damaged block is found, and the outputs go back to their armed state.
+TEST(ReferenceOutputsCache, BigOutputsAreReadIntoTheCasesVectors) {
+  test::TempDir dir;
+  ReferenceCache cache(dir.path(), uint64_t{1} << 30);
+  set_parallel_threads(3);
+  CaseJob job = base_job();
+  const int64_t n = static_cast<int64_t>(2 * kHashBlockBytes / sizeof(double)) + 3;
+  job.plan.tensors[1].shape = {n}, job.plan.tensors[1].numel = n;
+  ref::Tensor y{"y", "f16", {n}, {}};
+  y.data.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) y.data[static_cast<size_t>(i)] = std::sin(static_cast<double>(i));
+  ref::Tensor extra{"lse", "f32", {2}, {1.5, -2.5}};
+  ASSERT_TRUE(cache.write("00000000000000aa", std::vector<const ref::Tensor*>{&y, &extra}));
+
+  ref::Context ctx;
+  ctx.tensors["y"] = ref::Tensor{"y", "f16", {n}, std::vector<double>(static_cast<size_t>(n), std::nan(""))};
+  const double* armed = ctx.tensors["y"].data.data();
+  std::vector<std::string> notes;
+  ASSERT_TRUE(fill_reference_outputs(cache, "00000000000000aa", job.plan, ctx, &notes));
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(ctx.tensors["y"].data.data(), armed);
+  EXPECT_EQ(std::memcmp(ctx.tensors["y"].data.data(), y.data.data(), y.data.size() * sizeof(double)), 0);
+  EXPECT_EQ(ctx.tensors.at("lse").data, extra.data);
+
+  const std::string file = dir.path() + "/00000000000000aa.ref";
+  std::string bytes = test::slurp(file);
+  bytes[bytes.size() - kHashBlockBytes - 100] ^= 0x40;  // inside the second block of y
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  ctx.tensors.erase("lse");
+  ASSERT_FALSE(fill_reference_outputs(cache, "00000000000000aa", job.plan, ctx, &notes));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("damaged"), std::string::npos) << notes[0];
+  EXPECT_TRUE(std::all_of(ctx.tensors["y"].data.begin(), ctx.tensors["y"].data.end(), [](double v) { return std::isnan(v); }))
+      << "outputs read from a damaged entry are put back as the reference would find them";
+  EXPECT_EQ(ctx.tensors.count("lse"), 0u);
+  set_parallel_threads(1);
 }
 
 }  // namespace
