@@ -28,6 +28,7 @@
 #include "kernel_file_compile.h"
 #include "output_check.h"
 #include "file_util.h"
+#include "first_touch.h"
 #include "fnv1a.h"
 #include "header_fingerprint.h"
 #include "generator.h"
@@ -489,7 +490,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
             r.guards.push_back(*v);
         }
         if (t.role == Role::in) continue;
-        std::vector<uint8_t> out(t.bytes());
+        std::vector<uint8_t> out = touched_vector<uint8_t>(t.bytes());
         be.download(out.data(), ptrs[i], out.size());
         if (launch == 1) {
           got[i] = std::move(out);

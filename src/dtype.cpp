@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "first_touch.h"
 #include "parallel_for.h"
 #include "prelude/hk_minifloat.h"
 
@@ -285,8 +286,11 @@ bool is_poison(DType t, const void* src) {
 
 std::vector<uint8_t> poisoned_buffer(DType t, int64_t numel) {
   const size_t s = dtype_size(t);
-  std::vector<uint8_t> out(storage_bytes(t, numel));
-  for (size_t off = 0; off < out.size(); off += s) write_poison(t, out.data() + off);
+  std::vector<uint8_t> out = touched_vector<uint8_t>(storage_bytes(t, numel));
+  const int64_t slots = static_cast<int64_t>(out.size() / s);  // a packed dtype's bytes are poisoned whole
+  parallel_chunks(slots, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) write_poison(t, out.data() + static_cast<size_t>(i) * s);
+  });
   return out;
 }
 
@@ -295,7 +299,7 @@ bool is_poison_element(DType t, const uint8_t* data, int64_t i) {
 }
 
 std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
-  std::vector<uint8_t> out(storage_bytes(t, static_cast<int64_t>(values.size())));  // padding nibble 0
+  std::vector<uint8_t> out = touched_vector<uint8_t>(storage_bytes(t, static_cast<int64_t>(values.size())));  // padding nibble 0
   // Chunks are of an even length, so two fp4 values sharing a byte are packed by one thread.
   parallel_chunks(static_cast<int64_t>(values.size()), kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) encode_element(t, values[static_cast<size_t>(i)], out.data(), i);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "first_touch.h"
+
 namespace hk {
 namespace {
 
@@ -20,6 +22,7 @@ bool intact(const double* p) {
 void arm_reference_guard(std::vector<double>& data, size_t n, double fill) {
   data.clear();
   data.reserve(n + kReferenceGuardDoubles);
+  first_touch(data.data(), n * sizeof(double));
   data.assign(n, fill);
   // The spare capacity is allocated storage of a trivial type: written through the pointer.
   double* guard = data.data() + n;
