@@ -1,12 +1,16 @@
 #include "generator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
 #include <stdexcept>
 
+#include "dtype.h"
+#include "first_touch.h"
 #include "manifest.h"
 #include "parallel_for.h"
+#include "portable_normal.h"
 
 namespace hk {
 namespace {
@@ -55,34 +59,44 @@ uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::st
   return fnv1a(h, tensor);
 }
 
-std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
-  std::vector<double> v(static_cast<size_t>(n));
-  // Element-wise kinds fill chunks in parallel (kElementChunk is even: Box-Muller pairs stay whole).
+void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed, double* v) {
+  // Element-wise kinds fill chunks in parallel (kElementChunk is even: Box-Muller pairs stay whole),
+  // each value rounded to the dtype as it is made: one pass over the memory.
   auto fill = [&](const std::function<void(int64_t, int64_t)>& range) {
     parallel_chunks(n, kElementChunk, [&](int64_t, int64_t begin, int64_t end) { range(begin, end); });
   };
+  auto rounded = [dtype](double x) { return dtype == DType::f64 ? x : round_to_dtype(dtype, x); };
   if (g.kind == "normal") {
     const double mean = field(g, "mean", 0), std = field(g, "std", 1);
     fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; i += 2) {  // Box-Muller gives two values per pair of draws
-        const uint64_t pair = static_cast<uint64_t>(i);  // draws i and i + 1
-        const double u1 = 1.0 - uniform01_at(seed, pair), u2 = uniform01_at(seed, pair + 1);
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        v[i] = mean + std * r * std::cos(2 * M_PI * u2);
-        if (i + 1 < n) v[i + 1] = mean + std * r * std::sin(2 * M_PI * u2);
+      constexpr int64_t kBatch = 256;  // pairs transformed together (portable_normal.h)
+      double u1[kBatch], u2[kBatch], a[kBatch], b[kBatch];
+      for (int64_t at = begin; at < end; at += 2 * kBatch) {
+        const int64_t pairs = std::min(kBatch, (end - at + 1) / 2);
+        for (int64_t k = 0; k < pairs; ++k) {  // pair k takes draws i and i + 1
+          const uint64_t i = static_cast<uint64_t>(at + 2 * k);
+          u1[k] = uniform01_at(seed, i), u2[k] = uniform01_at(seed, i + 1);
+        }
+        normal_pairs(u1, u2, a, b, static_cast<size_t>(pairs));
+        for (int64_t k = 0; k < pairs; ++k) {
+          const int64_t i = at + 2 * k;
+          v[i] = rounded(mean + std * a[k]);
+          if (i + 1 < n) v[i + 1] = rounded(mean + std * b[k]);
+        }
       }
     });
   } else if (g.kind == "uniform") {
     const double lo = field(g, "low", 0), hi = field(g, "high", 1);
     fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) v[i] = lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i));
+      for (int64_t i = begin; i < end; ++i) v[i] = rounded(lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i)));
     });
   } else if (g.kind == "int") {
     const double lo = std::ceil(field(g, "low", 0)), hi = std::floor(field(g, "high", 0));
     if (hi < lo) throw std::runtime_error("generator int: high < low");
     const double span = hi - lo + 1;
     fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) v[i] = lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1);
+      for (int64_t i = begin; i < end; ++i)
+        v[i] = rounded(lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1));
     });
   } else if (g.kind == "arange") {
     const double start = field(g, "start", 0), step = field(g, "step", 1);
@@ -92,12 +106,12 @@ std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
       for (int64_t i = begin; i < end; ++i) {
         double x = start + static_cast<double>(i) * step;
         if (has_mod && mod != 0) x = std::fmod(x, mod);
-        v[i] = x;
+        v[i] = rounded(x);
       }
     });
   } else if (g.kind == "constant") {
-    const double c = field(g, "value", 0);
-    for (auto& x : v) x = c;
+    const double c = rounded(field(g, "value", 0));
+    fill([&](int64_t begin, int64_t end) { std::fill(v + begin, v + end, c); });
   } else if (g.kind == "permutation") {
     SplitMix64 rng(seed);
     const double start = field(g, "start", 0), step = field(g, "step", 1);
@@ -106,15 +120,21 @@ std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
       const int64_t j = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(i + 1));
       std::swap(v[i], v[j]);
     }
+    for (int64_t i = 0; i < n; ++i) v[i] = rounded(v[i]);
   } else if (g.kind == "values") {
     for (int64_t i = 0; i < n; ++i) {
       const auto it = g.fields.find(values_field(static_cast<size_t>(i)));
       if (it == g.fields.end()) throw std::runtime_error(fmt::format("generator values: no value for element {}", i));
-      v[i] = it->second;
+      v[i] = rounded(it->second);
     }
   } else {
     throw std::runtime_error("unknown generator kind '" + g.kind + "'");
   }
+}
+
+std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {
+  std::vector<double> v = touched_vector<double>(static_cast<size_t>(n));
+  generate_into(g, DType::f64, n, seed, v.data());
   return v;
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "dtype.h"
+#include "first_touch.h"
 #include "generator.h"
-#include "parallel_for.h"
 #include "reference_guard.h"
 #include "reference_threads.h"
 #include "runtime_references.h"
@@ -25,14 +25,12 @@ ref::Context reference_context(const CaseJob& job) {
     if (t.role == Role::out) {
       arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
     } else {
+      rt.data = touched_vector<double>(static_cast<size_t>(t.numel));
       try {
-        rt.data = generate(t.init, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
+        generate_into(t.init, t.dtype, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name), rt.data.data());
       } catch (const std::exception& e) {
         throw InputError("tensor '" + t.name + "': " + e.what());
       }
-      parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) rt.data[static_cast<size_t>(e)] = round_to_dtype(t.dtype, rt.data[static_cast<size_t>(e)]);
-      });
     }
     ctx.tensors[t.name] = std::move(rt);
   }

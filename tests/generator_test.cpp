@@ -1,6 +1,7 @@
 #include "generator.h"
 #include "dtype.h"
 #include "parallel_for.h"
+#include "portable_normal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +23,9 @@ TEST(Generator, SameSeedSameDataOtherSeedOtherData) {
   EXPECT_NE(tensor_seed(7, "ab", "c", "x"), tensor_seed(7, "a", "bc", "x"));
 }
 
-// A digest of the values of every random kind, for fixed seeds and tensor names. Normal values
-// go through std::log and std::cos, whose last bit a C library may give otherwise: they are taken
-// as the kernels see them, rounded to 16- and 8-bit dtypes.
+// A digest of the values of every random kind, for fixed seeds and tensor names: normal values
+// both in full (the transform is hkcheck's own arithmetic, the same bits everywhere) and as the
+// kernels see them, rounded to 16- and 8-bit dtypes.
 uint64_t values_digest() {
   uint64_t h = 0xCBF29CE484222325ull;
   auto mix = [&](double x) {
@@ -36,6 +37,7 @@ uint64_t values_digest() {
   for (const char* kind : {"uniform", "permutation"})
     for (double x : generate(gen(kind), 4099, seed)) mix(x);
   for (double x : generate(gen("int", {{"low", -5}, {"high", 9}}), 4099, seed + 1)) mix(x);
+  for (double x : generate(gen("normal", {{"mean", 0.25}, {"std", 3}}), 1001, seed + 3)) mix(x);
   for (const char* dtype : {"bf16", "f16", "fp8e4m3"})
     for (double x : generate(gen("normal", {{"std", 3}}), 1000, seed + 2)) mix(round_to_dtype(*parse_dtype(dtype), x));
   return h;
@@ -44,7 +46,7 @@ uint64_t values_digest() {
 // The values of a seed are those of kInputGenerationVersion: a change to them without a new
 // version would let caches keyed by the version serve results made from other inputs.
 TEST(Generator, ValuesAreThoseOfTheInputGenerationVersion) {
-  const std::map<int, uint64_t> digest_of_version = {{1, 0x935fc2504ac1b359ull}};
+  const std::map<int, uint64_t> digest_of_version = {{2, 0xdfc07aa1b6c13849ull}};
   ASSERT_TRUE(digest_of_version.count(kInputGenerationVersion)) << "pin the digest of version " << kInputGenerationVersion;
   EXPECT_EQ(values_digest(), digest_of_version.at(kInputGenerationVersion))
       << std::hex << "the generated values changed (digest 0x" << values_digest()
@@ -91,7 +93,7 @@ TEST(Generator, ArangeConstantAndPermutation) {
 namespace hk {
 namespace {
 
-// The stream as drawn one value after another (splitmix64, Box-Muller in pairs), written out here
+// The stream as drawn one value after another (splitmix64, Box-Muller one pair at a time), written out here
 // on its own: the chunked, multi-threaded generator must give exactly these values.
 std::vector<double> drawn_in_sequence(const std::string& kind, int64_t n, uint64_t seed) {
   uint64_t state = seed;
@@ -104,10 +106,11 @@ std::vector<double> drawn_in_sequence(const std::string& kind, int64_t n, uint64
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; i += (kind == "normal" ? 2 : 1)) {
     if (kind == "normal") {
-      const double u1 = 1.0 - uniform01(), u2 = uniform01();
-      const double r = std::sqrt(-2.0 * std::log(u1));
-      v[i] = 0.5 + 2.0 * r * std::cos(2 * M_PI * u2);
-      if (i + 1 < n) v[i + 1] = 0.5 + 2.0 * r * std::sin(2 * M_PI * u2);
+      const double u1 = uniform01(), u2 = uniform01();
+      double a, b;
+      normal_pairs(&u1, &u2, &a, &b, 1);
+      v[i] = 0.5 + 2.0 * a;
+      if (i + 1 < n) v[i + 1] = 0.5 + 2.0 * b;
     } else {
       v[i] = -3 + 5 * uniform01();
     }
@@ -125,6 +128,54 @@ TEST(Generator, ChunksOnSeveralThreadsGiveTheSequentialStream) {
     EXPECT_EQ(uniform, drawn_in_sequence("uniform", n, 99)) << threads << " threads";
   }
   set_parallel_threads(1);
+}
+
+// What a case's input holds: every value rounded to its dtype in the same pass, the same bytes
+// on one thread and on several.
+TEST(Generator, InputsAreTheRoundedStreamWhateverTheThreadCount) {
+  const int64_t n = 3 * kElementChunk + 777;
+  const std::vector<GeneratorPlan> plans = {{"normal", {{"std", 3}}}, {"uniform", {{"low", -1}, {"high", 4}}},
+                                            {"int", {{"low", -7}, {"high", 300}}}, {"arange", {{"step", 0.37}, {"mod", 5}}},
+                                            {"constant", {{"value", 1.0 / 3}}}, {"permutation", {}}};
+  for (const GeneratorPlan& g : plans)
+    for (const DType dtype : {DType::bf16, DType::fp8e4m3, DType::i8, DType::f64}) {
+      std::vector<double> expected = generate(g, n, 5);
+      for (double& x : expected) x = round_to_dtype(dtype, x);
+      for (int threads : {1, 3}) {
+        set_parallel_threads(threads);
+        std::vector<double> got(static_cast<size_t>(n), -1.0);
+        generate_into(g, dtype, n, 5, got.data());
+        EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)), 0)
+            << g.kind << " " << dtype_name(dtype) << " on " << threads << " threads";
+      }
+    }
+  set_parallel_threads(1);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// The portable transform is Box-Muller: within 1e-14 of the C library's log, sqrt, cos and sin
+// over the whole range of draws, the extremes included.
+TEST(PortableNormal, AgreesWithTheLibraryFormula) {
+  std::vector<double> u1 = {0.0, 0x1p-53, 0.25, 0.5, 0.75, 1.0 - 0x1p-53, 0.2928932188134524, 0.7071067811865476};
+  std::vector<double> u2 = {0.0, 0x1p-53, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0 - 0x1p-53};
+  for (int k = 1; k < 4000; ++k) {
+    u1.push_back(std::fmod(k * 0.6180339887498949, 1.0));
+    u2.push_back(std::fmod(k * 0.7548776662466927, 1.0));
+  }
+  double worst = 0;
+  for (const double a : u1)
+    for (size_t j = 0; j < u2.size(); j += 37) {
+      double x, y;
+      normal_pairs(&a, &u2[j], &x, &y, 1);
+      const double r = std::sqrt(-2.0 * std::log(1.0 - a));
+      worst = std::max({worst, std::fabs(x - r * std::cos(2 * M_PI * u2[j])), std::fabs(y - r * std::sin(2 * M_PI * u2[j]))});
+    }
+  EXPECT_LT(worst, 1e-14);
 }
 
 }  // namespace
