@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -41,7 +42,26 @@ std::vector<Child> children() {
   return out;
 }
 
+// Workers alive (LiveWorkerMark), and the lock that keeps a sweep and a worker's start apart.
+std::mutex g_sweep_lock;
+int g_live_workers = 0;
+
 }  // namespace
+
+LiveWorkerMark::LiveWorkerMark() {
+  std::lock_guard<std::mutex> lock(g_sweep_lock);
+  ++g_live_workers;
+}
+
+LiveWorkerMark::~LiveWorkerMark() {
+  std::lock_guard<std::mutex> lock(g_sweep_lock);
+  --g_live_workers;
+}
+
+int end_orphans_when_no_worker() {
+  std::lock_guard<std::mutex> lock(g_sweep_lock);
+  return g_live_workers == 0 ? end_orphans() : 0;
+}
 
 void adopt_orphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 

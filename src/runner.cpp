@@ -190,8 +190,9 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   const size_t wanted = opt_.devices.size() * static_cast<size_t>(opt_.jobs);
   for (size_t t = 0; t < std::min(wanted, units.size()); ++t) threads.emplace_back(pool_thread, opt_.devices[t % opt_.devices.size()]);
   for (auto& t : threads) t.join();
-  // A kernel may have started a process that escaped its worker (fork + setsid): it ends with the run.
-  if (const int left = end_orphans(); left > 0)
+  // A kernel may have started a process that escaped its worker (fork + setsid): it ends with the
+  // run, or with the last of the runs going on side by side (their workers are not orphans).
+  if (const int left = end_orphans_when_no_worker(); left > 0)
     fmt::print(stderr, "hkcheck: ended {} process(es) that a kernel started and left running\n", left);
 }
 

@@ -12,6 +12,7 @@
 #include "interrupt.h"
 #include "memory_limit.h"
 #include "process_tree.h"
+#include "orphans.h"
 #include "output_check.h"
 #include "worker.h"
 #include "subprocess.h"
@@ -168,9 +169,11 @@ std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   // A host kernel may run as this user (backends/host/kernel_process.h): it must not trace this
   // process or read its memory (the request ids) and descriptors (the workers' pipes) in /proc.
   prctl(PR_SET_DUMPABLE, 0);
+  alive_ = std::make_unique<LiveWorkerMark>();  // another runner's sweep of orphans spares it from now on
   try {
     worker_ = std::make_unique<Subprocess>(launch_.argv, kWorkerProtocolFd, launch_.env);
   } catch (const std::exception& e) {
+    alive_.reset();
     *why = e.what();
     return std::nullopt;
   }
@@ -287,6 +290,7 @@ void WorkerSession::discard() {
     worker_->wait();
     worker_.reset();
   }
+  alive_.reset();
   history_.clear();
 }
 

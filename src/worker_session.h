@@ -16,6 +16,7 @@
 
 namespace hk {
 
+class LiveWorkerMark;
 class Subprocess;
 
 struct WorkerLaunch {
@@ -51,6 +52,7 @@ class WorkerSession {
  private:
   void discard();  // kills and reaps the worker
   WorkerLaunch launch_;
+  std::unique_ptr<LiveWorkerMark> alive_;  // held from before the worker starts until it is reaped
   std::unique_ptr<Subprocess> worker_;
   std::vector<std::string> history_;
 };

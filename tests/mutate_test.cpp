@@ -145,5 +145,36 @@ TEST(MutationReport, JsonRoundTripAndScore) {
   EXPECT_THROW(bad.get<MutationReport>(), std::exception);
 }
 
+// The line at the top of the markdown: kernels scored of all, the score of every mutant
+// together, and the survivors left to kill or explain; a kernel with no score says why.
+TEST(MutationReport, SummaryCountsScoredKernelsAndSurvivors) {
+  MutationReport r;
+  r.parallel = 4;
+  KernelMutation scored, unscored;
+  scored.kernel = "rmsnorm", unscored.kernel = "gemm", unscored.skipped = "runs on a GPU only";
+  for (MutantOutcome o : {MutantOutcome::KILLED, MutantOutcome::KILLED, MutantOutcome::SURVIVED, MutantOutcome::EQUIVALENT}) {
+    MutantRecord m;
+    m.outcome = o;
+    scored.mutants.push_back(m);
+  }
+  unscored.mutants.push_back(MutantRecord{});  // NOT_RUN
+  r.kernels = {scored, unscored};
+  const MutationSummary s = summarize(r);
+  EXPECT_EQ(s.kernels, 2u);
+  EXPECT_EQ(s.scored, 1u);
+  EXPECT_EQ(s.survived, 1u);
+  EXPECT_DOUBLE_EQ(*s.score(), 2.0 / 3.0);
+  const std::string md = mutation_markdown(r);
+  EXPECT_EQ(md.find("# Mutation report\n\n**1 of 2 kernels scored; overall score 67% (2 killed, 1 survived); 1 survivor to explain "
+                    "(1 explained as equivalent)**\n"),
+            0u)
+      << md;
+  EXPECT_NE(md.find("**gemm**: no score: runs on a GPU only"), std::string::npos) << md;
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("summary").at("scored"), 1);
+  EXPECT_EQ(j.get<MutationReport>().parallel, 4);
+  EXPECT_FALSE(summarize(MutationReport{}).score().has_value());
+}
+
 }  // namespace
 }  // namespace hk

@@ -38,6 +38,14 @@ struct Pool {
     fs::remove_all(pids);
     fs::create_directories(pids);
     setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+    run_without_counting(opt);
+    unsetenv("FAKE_WORKER_PID_DIR");
+    workers_started = static_cast<size_t>(std::distance(fs::directory_iterator(pids), fs::directory_iterator()));
+    fs::remove_all(pids);
+  }
+
+  // As run(), without counting the workers (the environment is not touched: runs side by side).
+  void run_without_counting(RunOptions opt) {
     std::vector<CaseTask> tasks;
     for (const KernelSpec& k : kernels)
       for (const CaseSpec& c : k.cases) tasks.push_back(CaseTask{&k, &c, ""});
@@ -47,10 +55,7 @@ struct Pool {
       ++delivered[i];
       results[i] = std::move(r);
     });
-    unsetenv("FAKE_WORKER_PID_DIR");
     for (int d : delivered) EXPECT_EQ(d, 1) << "every case gets exactly one result";
-    workers_started = static_cast<size_t>(std::distance(fs::directory_iterator(pids), fs::directory_iterator()));
-    fs::remove_all(pids);
   }
 };
 
@@ -176,6 +181,20 @@ TEST(RunnerPool, AProcessAKernelLeavesBehindEndsWithTheRun) {
   ASSERT_FALSE(pid_text.empty()) << "the fake kernel did not leave its process";
   EXPECT_TRUE(test::process_gone(std::stoi(pid_text))) << "a process a kernel started outlived the run";
   for (const CaseResult& r : p.results) EXPECT_EQ(r.status, Status::PASS) << r.message;
+}
+
+// Two runs side by side in one process, as `hkcheck mutate` runs mutants: the one that ends first
+// must not take the other's workers for orphans (they are this process's children too).
+TEST(RunnerPool, ARunEndingSparesTheWorkersOfARunBesideIt) {
+  Pool beside, quick;
+  beside.add("slow_a", 5);  // 1.5 s in one worker
+  quick.add("ok_a");
+  std::thread t([&] { beside.run_without_counting(options()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  quick.run_without_counting(options());
+  t.join();
+  for (const Pool* p : {&beside, &quick})
+    for (const CaseResult& r : p->results) EXPECT_EQ(r.status, Status::PASS) << r.message;
 }
 
 TEST(RunnerPool, DevicesEachGetTheirWorkers) {

@@ -179,6 +179,10 @@ void add_mutate(CLI::App& app, MutateSettings& m) {
       ->type_name("SECONDS");
   app.add_option("--max-mutants", m.max_mutants, "mutate: at most N mutants per kernel, chosen by --seed (0: every one)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--parallel", m.parallel,
+                 "mutate: mutants run at once, each with --jobs x GPUs / N workers, at least 1 (0: --jobs x GPUs mutants, one "
+                 "worker each); the report is the same whatever N")
+      ->check(CLI::Range(0, 1024));
 }
 
 // The modes chosen by a flag (or by the same word first on the command line).
@@ -210,8 +214,8 @@ std::optional<std::string> cross_check(const Settings& s) {
   for (const std::string& a : s.archs)
     if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
-  if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants")))
-    return "--budget and --max-mutants are for `hkcheck mutate`";
+  if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants") || s.was_given("--parallel")))
+    return "--budget, --max-mutants and --parallel are for `hkcheck mutate`";
   if (s.host.races && (s.backend == "cuda" || s.backend == "hip"))
     return fmt::format("--races runs on the host backend only (--backend host); on a GPU, --sanitize=racecheck checks shared memory "
                        "(--backend {} was given)",

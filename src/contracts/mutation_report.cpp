@@ -10,7 +10,13 @@ using nlohmann::json;
 namespace {
 constexpr MutantOutcome kOutcomes[] = {MutantOutcome::KILLED, MutantOutcome::SURVIVED, MutantOutcome::EQUIVALENT, MutantOutcome::DISCARDED,
                                        MutantOutcome::NOT_RUN};
+
+json summary_json(const MutationSummary& s) {
+  const auto score = s.score();
+  return {{"kernels", s.kernels},   {"scored", s.scored},       {"killed", s.killed},
+          {"survived", s.survived}, {"equivalent", s.equivalent}, {"score", score ? json(*score) : json(nullptr)}};
 }
+}  // namespace
 
 const char* outcome_name(MutantOutcome o) {
   switch (o) {
@@ -39,6 +45,23 @@ std::optional<double> KernelMutation::score() const {
   const size_t killed = count(MutantOutcome::KILLED), survived = count(MutantOutcome::SURVIVED);
   if (killed + survived == 0) return std::nullopt;
   return static_cast<double>(killed) / static_cast<double>(killed + survived);
+}
+
+std::optional<double> MutationSummary::score() const {
+  if (killed + survived == 0) return std::nullopt;
+  return static_cast<double>(killed) / static_cast<double>(killed + survived);
+}
+
+MutationSummary summarize(const MutationReport& r) {
+  MutationSummary s;
+  for (const KernelMutation& k : r.kernels) {
+    ++s.kernels;
+    s.scored += k.skipped.empty() && k.score().has_value();
+    s.killed += k.count(MutantOutcome::KILLED);
+    s.survived += k.count(MutantOutcome::SURVIVED);
+    s.equivalent += k.count(MutantOutcome::EQUIVALENT);
+  }
+  return s;
 }
 
 void to_json(json& j, const MutantRecord& m) {
@@ -94,8 +117,10 @@ void to_json(json& j, const MutationReport& r) {
        {"seed", r.seed},
        {"budget_s", r.budget_s},
        {"max_mutants", r.max_mutants},
+       {"parallel", r.parallel},
        {"budget_exhausted", r.budget_exhausted},
        {"wall_s", r.wall_s},
+       {"summary", summary_json(summarize(r))},  // derived from kernels, for readers; not read back
        {"kernels", r.kernels}};
 }
 
@@ -112,6 +137,7 @@ void from_json(const json& j, MutationReport& r) {
   r.seed = j.at("seed").get<uint64_t>();
   r.budget_s = j.at("budget_s").get<double>();
   r.max_mutants = j.at("max_mutants").get<size_t>();
+  r.parallel = j.value("parallel", 1);  // reports written before --parallel ran one at a time
   r.budget_exhausted = j.at("budget_exhausted").get<bool>();
   r.wall_s = j.at("wall_s").get<double>();
   r.kernels = j.at("kernels").get<std::vector<KernelMutation>>();

@@ -50,10 +50,20 @@ struct MutationReport {
   uint64_t seed = 0;
   double budget_s = 0;   // 0: none
   size_t max_mutants = 0;  // per kernel; 0: all
+  int parallel = 1;        // mutants run at once (the outcomes do not depend on it)
   bool budget_exhausted = false;
   double wall_s = 0;
   std::vector<KernelMutation> kernels;
 };
+
+// The whole report in one line: how many kernels got a score, the score of all their mutants
+// together, and the survivors still to kill or explain.
+struct MutationSummary {
+  size_t kernels = 0, scored = 0;  // scored: with a score (some mutant killed or survived)
+  size_t killed = 0, survived = 0, equivalent = 0;
+  std::optional<double> score() const;  // killed / (killed + survived) over every kernel
+};
+MutationSummary summarize(const MutationReport& r);
 
 void to_json(nlohmann::json& j, const MutantRecord& m);
 void from_json(const nlohmann::json& j, MutantRecord& m);

@@ -1,8 +1,10 @@
 #include "mutate/mutate_command.h"
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -12,6 +14,8 @@
 #include "file_util.h"
 #include "fnv1a.h"
 #include "interrupt.h"
+#include "memory_limit.h"
+#include "mutate/mutant_run.h"
 #include "mutate/mutation_operators.h"
 #include "run_command.h"
 #include "run_environment.h"
@@ -25,143 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// The source path as the report names it: relative to the current folder when inside it.
-std::string shown_path(const std::string& path) {
-  std::error_code ec;
-  const fs::path rel = fs::relative(path, fs::current_path(), ec);
-  return ec || rel.empty() || *rel.begin() == ".." ? path : rel.string();
-}
-
-std::string first_line_of(const std::string& text) { return text.substr(0, std::min(text.find('\n'), size_t{300})); }
-
-// One kernel's mutation run: its passing cases, then each selected mutant against them.
-class KernelMutator {
- public:
-  KernelMutator(const Settings& s, const RunOptions& base, const std::string& scratch, Clock::time_point deadline_from)
-      : s_(s), base_(base), scratch_(scratch), t0_(deadline_from) {}
-
-  bool budget_left() const { return s_.mutate.budget_s <= 0 || seconds_since(t0_) < s_.mutate.budget_s; }
-  bool budget_ran_out() const { return budget_ran_out_; }
-
-  // False when the source could not be read (the record says why).
-  bool operator()(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, KernelMutation& rec) {
-    const Clock::time_point start = Clock::now();
-    rec.kernel = k.name, rec.source = shown_path(k.source);
-    std::string source;
-    std::vector<Mutant> all;
-    try {
-      source = read_file(k.source, "kernel source");
-      all = generate_mutants(source, tokenize_source(k.source, source), k.entry);
-    } catch (const std::exception& e) {
-      rec.skipped = e.what();
-      return false;
-    }
-    rec.candidates = all.size();
-    note_stale_equivalents(k, all, rec);
-    const std::vector<const CaseSpec*> passing = baseline(k, cases, rec);
-    rec.cases = passing.size();
-    for (Mutant& m : select_mutants(std::move(all), s_.mutate.max_mutants, s_.seed ^ fnv1a(k.name)))
-      rec.mutants.push_back(run_mutant(k, passing, source, m));
-    rec.seconds = seconds_since(start);
-    return true;
-  }
-
- private:
-  void note_stale_equivalents(const KernelSpec& k, const std::vector<Mutant>& all, KernelMutation& rec) const {
-    for (const EquivalentMutant& e : k.equivalent_mutants)
-      if (std::none_of(all.begin(), all.end(), [&](const Mutant& m) { return m.id == e.id; })) rec.stale_equivalents.push_back(e.id);
-  }
-
-  // base_ names the probed backend, so no worker is started just to find it again (the runner
-  // then knows no arch: the cases run are those that passed, with no arch-specific expectation).
-  std::vector<CaseResult> run_cases(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, const RunOptions& o) {
-    Runner runner(o);
-    std::vector<CaseTask> tasks;
-    for (const CaseSpec* c : cases) tasks.push_back(CaseTask{&k, c, ""});
-    std::vector<CaseResult> results(tasks.size());
-    runner.run_all(tasks, [&](size_t i, CaseResult r) { results[i] = std::move(r); });
-    return results;
-  }
-
-  // The cases that pass unmutated: only they can tell a mutant. Sets the mutants' time limit
-  // from their times (an endless loop should cost seconds, not --timeout each).
-  std::vector<const CaseSpec*> baseline(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, KernelMutation& rec) {
-    std::vector<const CaseSpec*> passing;
-    double slowest_ms = 0;
-    const std::vector<CaseResult> results = run_cases(k, cases, base_);
-    for (size_t i = 0; i < results.size(); ++i)
-      if (results[i].status == Status::PASS) {
-        passing.push_back(cases[i]);
-        slowest_ms = std::max(slowest_ms, results[i].timings.wall_ms);
-      }
-    if (passing.empty()) rec.skipped = fmt::format("none of its {} case(s) passes unmutated", cases.size());
-    mutant_timeout_s_ = std::min(s_.timeout, std::max(20.0, 5 * slowest_ms / 1000));
-    return passing;
-  }
-
-  MutantRecord run_mutant(const KernelSpec& k, const std::vector<const CaseSpec*>& passing, const std::string& source, const Mutant& m) {
-    MutantRecord r;
-    r.id = m.id, r.op = m.op, r.description = m.description, r.line = m.line;
-    if (passing.empty()) return r;  // NOT_RUN: nothing to run it against
-    if (!budget_left() || interrupt_signal()) {
-      budget_ran_out_ = budget_ran_out_ || !budget_left();
-      return r;
-    }
-    const Clock::time_point start = Clock::now();
-    // The mutant beside nothing else, in a folder of its own; the original's folder stays on the
-    // include path, so its headers (and ../ paths from there) resolve as before.
-    const fs::path dir = fs::path(scratch_) / k.name / fmt::format("{:016x}", fnv1a(m.id));
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    KernelSpec mk = k;
-    mk.source = (dir / fs::path(k.source).filename()).string();
-    mk.include_dirs.insert(mk.include_dirs.begin(), fs::absolute(k.source).parent_path().string());
-    std::string err;
-    if (ec || !write_file_atomic(mk.source, apply_mutant(source, m), &err)) {
-      r.outcome = MutantOutcome::DISCARDED, r.why = "could not write the mutant: " + (ec ? ec.message() : err);
-      return r;
-    }
-    RunOptions o = base_;
-    o.max_fail = 1, o.timeout_s = mutant_timeout_s_;
-    std::vector<CaseResult> results;
-    try {
-      results = run_cases(mk, passing, o);
-    } catch (const std::exception& e) {
-      r.outcome = MutantOutcome::DISCARDED, r.why = e.what();
-    }
-    fs::remove_all(dir, ec);
-    judge(k, results, source, m, r);
-    r.seconds = seconds_since(start);
-    return r;
-  }
-
-  void judge(const KernelSpec& k, const std::vector<CaseResult>& results, const std::string& source, const Mutant& m, MutantRecord& r) const {
-    if (results.empty()) return;
-    for (const CaseResult& c : results) {
-      if (c.status == Status::PASS || c.status == Status::NOT_RUN) continue;
-      if (c.status == Status::COMPILE_ERROR) {
-        r.outcome = MutantOutcome::DISCARDED, r.why = first_line_of(c.message);
-      } else {
-        r.outcome = MutantOutcome::KILLED;
-        r.killed_by = fmt::format("{}: {} {}", c.case_name, status_name(c.status), first_line_of(c.message));
-      }
-      return;
-    }
-    if (std::any_of(results.begin(), results.end(), [](const CaseResult& c) { return c.status == Status::NOT_RUN; })) return;  // interrupted
-    r.outcome = MutantOutcome::SURVIVED;
-    r.diff = mutant_diff(shown_path(k.source), source, m);
-    for (const EquivalentMutant& e : k.equivalent_mutants)
-      if (e.id == m.id) r.outcome = MutantOutcome::EQUIVALENT, r.why = e.why;
-  }
-
-  const Settings& s_;
-  const RunOptions& base_;
-  std::string scratch_;
-  Clock::time_point t0_;
-  double mutant_timeout_s_ = 30;
-  bool budget_ran_out_ = false;
-};
-
 // The cases of k the run takes: the small tier on the host backend unless --tier says.
 std::vector<const CaseSpec*> cases_to_run(const KernelSpec& k, const std::string& tier) {
   std::vector<const CaseSpec*> out;
@@ -169,6 +36,146 @@ std::vector<const CaseSpec*> cases_to_run(const KernelSpec& k, const std::string
     if (tier != "small" || c.tier == "small") out.push_back(&c);
   return out;
 }
+
+// Why k gets no score on this device before anything runs ("" when it may get one).
+std::string why_not_scored(const KernelSpec& k, const CompileTarget& target, const std::string& backend) {
+  if (!serves_vendor(k, target.vendor)) return not_for_vendor_message(k, target);
+  if (backend == "host" && !k.gpu_only.empty()) return "runs on a GPU only (\"gpu_only\": " + k.gpu_only + ")";
+  return "";
+}
+
+// Every selected kernel's record and, for those that may be scored, its mutants and the cases
+// they run against. The kernels' cases run unmutated first, all in one run.
+class MutationPlan {
+ public:
+  std::vector<KernelUnderMutation> kernels;
+  std::vector<KernelMutation> records;  // one per kernel, in the selection's order
+  bool unreadable = false;              // some kernel's source could not be read
+
+  void add(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, const std::string& why_not, const Settings& s) {
+    KernelUnderMutation km;
+    km.kernel = &k;
+    KernelMutation rec;
+    rec.kernel = k.name, rec.source = shown_path(k.source), rec.skipped = why_not;
+    if (why_not.empty()) {
+      std::vector<Mutant> all;
+      try {
+        km.source = read_file(k.source, "kernel source");
+        all = generate_mutants(km.source, tokenize_source(k.source, km.source), k.entry);
+      } catch (const std::exception& e) {
+        rec.skipped = e.what(), unreadable = true;
+      }
+      rec.candidates = all.size();
+      for (const EquivalentMutant& e : k.equivalent_mutants)
+        if (std::none_of(all.begin(), all.end(), [&](const Mutant& m) { return m.id == e.id; })) rec.stale_equivalents.push_back(e.id);
+      km.mutants = select_mutants(std::move(all), s.mutate.max_mutants, s.seed ^ fnv1a(k.name));
+      for (const Mutant& m : km.mutants) rec.mutants.push_back(unrun_record(m));
+      if (rec.skipped.empty() && cases.empty()) rec.skipped = fmt::format("no case of tier '{}'", s.tier);
+    }
+    kernels.push_back(std::move(km));
+    records.push_back(std::move(rec));
+    cases_.push_back(rec_ok(records.back()) ? cases : std::vector<const CaseSpec*>{});
+  }
+
+  // The cases that pass unmutated: only they can tell a mutant. Sets each kernel's mutant time
+  // limit from their times (an endless loop should cost seconds, not --timeout each).
+  void run_baseline(const RunOptions& o, double timeout) {
+    std::vector<CaseTask> tasks;
+    for (size_t i = 0; i < kernels.size(); ++i)
+      for (const CaseSpec* c : cases_[i]) tasks.push_back(CaseTask{kernels[i].kernel, c, ""});
+    std::vector<CaseResult> results(tasks.size());
+    if (!tasks.empty()) Runner(o).run_all(tasks, [&](size_t i, CaseResult r) { results[i] = std::move(r); });
+    size_t at = 0;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      double slowest_ms = 0, total_ms = 0;
+      for (const CaseSpec* c : cases_[i]) {
+        const CaseResult& r = results[at++];
+        total_ms += r.timings.wall_ms;
+        if (r.status != Status::PASS) continue;
+        kernels[i].passing.push_back(c);
+        slowest_ms = std::max(slowest_ms, r.timings.wall_ms);
+      }
+      KernelMutation& rec = records[i];
+      rec.cases = kernels[i].passing.size(), rec.seconds = total_ms / 1000;
+      if (rec.skipped.empty() && kernels[i].passing.empty())
+        rec.skipped = interrupt_signal() ? "the run was interrupted before its cases passed unmutated"
+                                         : fmt::format("none of its {} case(s) passes unmutated", cases_[i].size());
+      kernels[i].mutant_timeout_s = std::min(timeout, std::max(20.0, 5 * slowest_ms / 1000));
+    }
+  }
+
+ private:
+  static bool rec_ok(const KernelMutation& r) { return r.skipped.empty(); }
+  std::vector<std::vector<const CaseSpec*>> cases_;  // per kernel: those to run unmutated
+};
+
+void print_kernel_line(const KernelMutation& rec) {
+  fmt::print(stderr, "hkcheck: {}: {} killed, {} survived, {} discarded of {} mutants ({} made), {:.0f} s{}\n", rec.kernel,
+             rec.count(MutantOutcome::KILLED), rec.count(MutantOutcome::SURVIVED), rec.count(MutantOutcome::DISCARDED), rec.mutants.size(),
+             rec.candidates, rec.seconds, rec.skipped.empty() ? "" : "; no score: " + rec.skipped);
+}
+
+// Runs the plan's mutants, `parallel` at once, each through a Runner of its own with `per_mutant`
+// workers (mutant slot t on device t mod devices). Each record lands in its place whatever the
+// order they finish in; a kernel's line is printed when its last mutant is done.
+class MutantPool {
+ public:
+  MutantPool(MutationPlan& plan, const RunOptions& base, const std::string& scratch, double budget_s, Clock::time_point t0)
+      : plan_(plan), base_(base), scratch_(scratch), budget_s_(budget_s), t0_(t0) {}
+
+  void run(int parallel, int per_mutant) {
+    for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+      left_.push_back(plan_.records[i].skipped.empty() ? plan_.kernels[i].mutants.size() : 0);
+      for (size_t j = 0; j < left_[i]; ++j) queue_.push_back({i, j});
+      if (left_[i] == 0) print_kernel_line(plan_.records[i]);
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < parallel && static_cast<size_t>(t) < queue_.size(); ++t) {
+      RunOptions o = base_;
+      o.devices = {base_.devices[static_cast<size_t>(t) % base_.devices.size()]};
+      o.device = o.devices.front(), o.jobs = per_mutant;
+      threads.emplace_back([this, o] { work(o); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+
+  bool budget_ran_out() const { return budget_ran_out_; }
+
+ private:
+  bool budget_left() const { return budget_s_ <= 0 || seconds_since(t0_) < budget_s_; }
+
+  void work(const RunOptions& o) {
+    for (size_t q; (q = next_++) < queue_.size();) {
+      const auto [i, j] = queue_[q];
+      const KernelUnderMutation& k = plan_.kernels[i];
+      MutantRecord r = unrun_record(k.mutants[j]);
+      if (!budget_left()) budget_ran_out_ = true;
+      else if (!interrupt_signal()) {
+        try {
+          r = run_mutant(k, k.mutants[j], o, scratch_);
+        } catch (const std::exception& e) {  // a thread must not end the process
+          r.outcome = MutantOutcome::DISCARDED, r.why = e.what();
+        }
+      }
+      std::lock_guard<std::mutex> lock(done_);
+      KernelMutation& rec = plan_.records[i];
+      rec.seconds += r.seconds;
+      rec.mutants[j] = std::move(r);
+      if (--left_[i] == 0) print_kernel_line(rec);
+    }
+  }
+
+  MutationPlan& plan_;
+  const RunOptions& base_;
+  std::string scratch_;
+  double budget_s_;
+  Clock::time_point t0_;
+  std::vector<std::pair<size_t, size_t>> queue_;  // (kernel, mutant), in the report's order
+  std::vector<size_t> left_;                      // per kernel: mutants not yet done
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> budget_ran_out_{false};
+  std::mutex done_;
+};
 
 bool write_report(const MutationReport& report, const std::string& out_dir) {
   std::error_code ec;
@@ -182,6 +189,14 @@ bool write_report(const MutationReport& report, const std::string& out_dir) {
   return true;
 }
 
+int exit_code(const MutationReport& report, bool unreadable, bool manifest_errors) {
+  if (interrupt_signal()) return 128 + interrupt_signal();
+  if (unreadable || manifest_errors) return kExitUsage;
+  for (const KernelMutation& k : report.kernels)
+    if (k.count(MutantOutcome::SURVIVED)) return kExitFailed;
+  return kExitOk;
+}
+
 }  // namespace
 
 int mutate_command(Settings& s) {
@@ -191,53 +206,49 @@ int mutate_command(Settings& s) {
   if (s.devices.empty()) s.devices = {s.device};
   if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
   RunOptions base = runner_options(s, *sel);
-  Runner probe_runner(base);
   std::string why;
-  const auto dev = probe_runner.probe(&why);
+  const auto dev = Runner(base).probe(&why);
   if (!dev) {
     fmt::print(stderr, "hkcheck: mutate needs a device (the host backend serves): {}\n", why);
     return kExitNothingChecked;
   }
   base.backend = dev->backend;
   const std::string vendor = s.source_vendor.empty() ? vendor_of_arch(dev->arch) : s.source_vendor;
-  use_compile_target(sel->loaded.kernels, run_target(dev->backend, dev->arch, vendor));
+  const CompileTarget target = run_target(dev->backend, dev->arch, vendor);
+  use_compile_target(sel->loaded.kernels, target);
   if (s.tier == "auto") s.tier = dev->backend == "host" ? "small" : "all";
   if (s.report.out_dir.empty()) s.report.out_dir = "results/mutation";
+  // All the workers a run would have, spread over the mutants: each mutant's cases stop at the
+  // first that fails, so mutants side by side keep the workers busier than workers per mutant.
+  const int workers = s.jobs * static_cast<int>(s.devices.size());
+  const int parallel = s.mutate.parallel > 0 ? s.mutate.parallel : workers;
+  const int per_mutant = std::max(1, workers / parallel);
+  base.memory_limit = resolve_memory_limit(s.memory_limit, std::max(workers, parallel * per_mutant));
+
   const RunInfo info = run_info(s.argv, sel->loaded.errors);
   MutationReport report;
   report.hkcheck_version = info.hkcheck_version, report.git_commit = info.git_commit, report.started_at = info.started_at;
   report.command = s.argv, report.device = dev, report.host_profile = dev->backend == "host" ? s.host.profile : "";
-  report.seed = s.seed, report.budget_s = s.mutate.budget_s, report.max_mutants = s.mutate.max_mutants;
-  const std::string scratch = s.report.out_dir + "/scratch";
+  report.seed = s.seed, report.budget_s = s.mutate.budget_s, report.max_mutants = s.mutate.max_mutants, report.parallel = parallel;
   const Clock::time_point t0 = Clock::now();
-  KernelMutator mutate(s, base, scratch, t0);
-  bool unreadable = false;
-  for (const KernelSpec* k : sel->selection.kernels) {
-    if (interrupt_signal()) break;
-    if (!serves_vendor(*k, vendor) || (dev->backend == "host" && !k->gpu_only.empty())) continue;
-    fmt::print(stderr, "hkcheck: mutate {}\n", k->name);
-    KernelMutation rec;
-    try {
-      unreadable |= !mutate(*k, cases_to_run(*k, s.tier), rec);
-    } catch (const std::exception& e) {
-      rec.skipped = e.what();
-    }
-    fmt::print(stderr, "hkcheck: {}: {} killed, {} survived, {} discarded of {} mutants ({} made), {:.0f} s{}\n", k->name,
-               rec.count(MutantOutcome::KILLED), rec.count(MutantOutcome::SURVIVED), rec.count(MutantOutcome::DISCARDED), rec.mutants.size(),
-               rec.candidates, rec.seconds, rec.skipped.empty() ? "" : "; " + rec.skipped);
-    report.kernels.push_back(std::move(rec));
-  }
+  MutationPlan plan;
+  for (const KernelSpec* k : sel->selection.kernels) plan.add(*k, cases_to_run(*k, s.tier), why_not_scored(*k, target, dev->backend), s);
+  size_t queued = 0;
+  for (size_t i = 0; i < plan.kernels.size(); ++i) queued += plan.records[i].skipped.empty() ? plan.kernels[i].mutants.size() : 0;
+  fmt::print(stderr, "hkcheck: mutate {} kernel(s): their cases unmutated, then {} mutant(s), {} at once with {} worker(s) each\n",
+             plan.kernels.size(), queued, parallel, per_mutant);
+  plan.run_baseline(base, s.timeout);
+  const std::string scratch = s.report.out_dir + "/scratch";
+  MutantPool pool(plan, base, scratch, s.mutate.budget_s, t0);
+  pool.run(parallel, per_mutant);
   std::error_code ec;
   fs::remove_all(scratch, ec);
-  report.budget_exhausted = mutate.budget_ran_out();
+  report.kernels = std::move(plan.records);
+  report.budget_exhausted = pool.budget_ran_out();
   report.wall_s = seconds_since(t0);
   if (!write_report(report, s.report.out_dir)) return kExitUsage;
   fmt::print(stderr, "hkcheck: mutation report in {}/mutation_report.md\n", s.report.out_dir);
-  if (interrupt_signal()) return 128 + interrupt_signal();
-  if (unreadable || !sel->loaded.errors.empty()) return kExitUsage;
-  for (const KernelMutation& k : report.kernels)
-    if (k.count(MutantOutcome::SURVIVED)) return kExitFailed;
-  return kExitOk;
+  return exit_code(report, plan.unreadable, !sel->loaded.errors.empty());
 }
 
 }  // namespace hk
