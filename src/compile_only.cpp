@@ -227,7 +227,7 @@ class CompilerProcess {
     if (res.id != job.id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.ms;
     r.timings.compile_cached = res.cached;
-    if (res.cached) r.notes.push_back("read from the compile cache, compiled by an earlier run (--no-cache compiles afresh)");
+    if (res.cached) r.notes.push_back("read from the compile cache, compiled earlier (--no-cache compiles afresh)");
     return res;
   }
 
