@@ -195,6 +195,9 @@ class CompilerProcess {
       r.notes.push_back("compiled once for every kernel of its file in this configuration");
     }
     judge(item, *res, r);
+    // After the verdict's own notes, which say what the code needs.
+    r.timings.compile_cached = res->cached;
+    if (res->cached) r.notes.push_back("read from the compile cache, compiled earlier (--no-cache compiles afresh)");
   }
 
  private:
@@ -226,8 +229,6 @@ class CompilerProcess {
     }
     if (res.id != job.id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.ms;
-    r.timings.compile_cached = res.cached;
-    if (res.cached) r.notes.push_back("read from the compile cache, compiled earlier (--no-cache compiles afresh)");
     return res;
   }
 
