@@ -144,31 +144,6 @@ ScalarArg make_scalar(DType t, double v) {
   return a;
 }
 
-// A cache entry is the binary behind a line giving its key, size and hash, checked before use:
-// an entry that another key's file was copied or renamed over is not taken for this one.
-constexpr const char* kCacheMagic = "HKCC3";
-std::string seal_cache_entry(const std::string& key, const std::string& binary) {
-  return fmt::format("{} {} {} {:016x}\n", kCacheMagic, key, binary.size(), fnv1a(binary)) + binary;
-}
-
-// A cache entry holds the binary and what its entries resolved to: a line of JSON, then the bytes.
-std::string cache_entry(const CompileOutput& out) {
-  return nlohmann::json{{"symbols", out.symbols}, {"entry_errors", out.entry_errors}}.dump() + "\n" + out.binary;
-}
-std::optional<CompileOutput> cached_output(const std::string& entry) {
-  const size_t nl = entry.find('\n');
-  if (nl == std::string::npos) return std::nullopt;
-  CompileOutput out{true, entry.substr(nl + 1), "", {}, {}};
-  try {
-    const nlohmann::json head = nlohmann::json::parse(entry.substr(0, nl));
-    out.symbols = head.at("symbols").get<std::map<std::string, std::string>>();
-    out.entry_errors = head.at("entry_errors").get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
-  return out;
-}
-
 // Launches whose output differed from the first, each judged against the reference on its own.
 // FLAKY (returns true) unless every launch is within tolerance, or when the tensor is declared
 // deterministic; otherwise the variation is only noted: an order free to vary (float atomics)
@@ -229,68 +204,6 @@ nlohmann::json run_resources(const std::string& backend, const CompileOutput& co
 }
 
 }  // namespace
-
-std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key) {
-  const size_t nl = entry.find('\n');
-  if (nl == std::string::npos || nl > 96) return std::nullopt;
-  char magic[8] = {}, sealed_key[33] = {};
-  unsigned long long size = 0, hash = 0;
-  if (std::sscanf(entry.substr(0, nl).c_str(), "%7s %32s %llu %llx", magic, sealed_key, &size, &hash) != 4 ||
-      std::string(magic) != kCacheMagic || sealed_key != key)
-    return std::nullopt;
-  std::string binary = entry.substr(nl + 1);
-  if (binary.empty() || binary.size() != size || fnv1a(binary) != hash) return std::nullopt;
-  return binary;
-}
-
-Backend::Kernel CompileCache::load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry) {
-  const std::string id = key + "\n" + entry;
-  if (const auto it = loaded_.find(id); it != loaded_.end()) return it->second;
-  Backend::Kernel fn = be.load(binary, entry);  // MissingEntry is not remembered: it throws again next time
-  loaded_[id] = fn;
-  return fn;
-}
-
-CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
-                                std::string* key_out) {
-  // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
-  std::string key_text = be.device().backend + "\n" + be.device().arch + "\n" + be.device().runtime_version + "\n" +
-                         std::to_string(be.device().warp_size) + "\n";
-  // For HIP, ROCm 5's stand-ins too: they are a superset of what either hipRTC gets.
-  const std::string headers = be.device().backend == "hip" ? "hip5" : be.device().backend;
-  for (const auto& [n, text] : prelude_headers(headers)) key_text += n + "\n" + text + "\n";
-  for (const auto& o : q.options) key_text += o + "\n";
-  for (const auto& e : q.entries) key_text += "entry " + e + "\n";
-  key_text += header_fingerprint(header_dirs) + "\n" + q.source_name + "\n" + q.source;
-  const std::string key = fmt::format("{:016x}", fnv1a(key_text));
-  if (key_out) *key_out = key;
-  *cached = true;
-  if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
-  const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
-  if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      // A torn, altered or misplaced entry (a full disk, a killed writer, a copy) is compiled again, never loaded.
-      if (auto entry = unseal_cache_entry(ss.str(), key)) {
-        if (auto out = cached_output(*entry)) return memory_[key] = std::move(*out);
-      }
-      note_cache_repair(fmt::format("the cached compile {} was damaged or sealed for another compile: it was compiled again", file));
-    }
-  }
-  *cached = false;
-  CompileOutput out = compile_kernel_file([&](const CompileRequest& r) { return be.compile(r); }, q, be.device().backend);
-  memory_[key] = out;  // a failure too: the file's other cases in this process report it without compiling again
-  if (out.ok) {
-    if (!file.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(dir_, ec);
-      write_file_atomic(file, seal_cache_entry(key, cache_entry(out)), nullptr);  // best effort: a cache that cannot be written only costs time
-    }
-  }
-  return out;
-}
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
                         CompileCache& cache, bool* sticky_fault) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backend.h"
+#include "compile_cache.h"
 #include "manifest.h"
 #include "result.h"
 
@@ -21,34 +22,8 @@ struct ExecOptions {
   std::string repro_dir;  // when set, a failing case's outputs are written there (repro.h)
 };
 
-// Compiled modules of this process and, optionally, on disk, keyed by everything that goes
-// into a compile (source, options, prelude, device arch, compiler version).
-class CompileCache {
- public:
-  // dir: where compiled binaries are kept between processes; empty for memory only.
-  explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
-  // Returns the output and whether it came from the cache. header_dirs: the folders whose
-  // headers the source may include (their contents are part of the key).
-  // *key, when given, receives the cache key (for load()).
-  CompileOutput get(Backend& be, const CompileRequest& request, const std::vector<std::string>& header_dirs, bool* cached,
-                    std::string* key = nullptr);
-  // The entry of a program loaded once per process: a worker that runs many cases loads each
-  // program once, so its __device__ variables live on from case to case as they would in an
-  // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
-  Backend::Kernel load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry);
-
- private:
-  std::string dir_;
-  std::map<std::string, CompileOutput> memory_;
-  std::map<std::string, Backend::Kernel> loaded_;
-};
-
 struct CaseJob;
 class ReferenceCache;
-
-// The binary of a compile-cache file, or nothing when the file is torn, altered, of an older
-// format or sealed for another key (it is then compiled again).
-std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key);
 
 // Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
 // dead after this case (the result is CRASH). references: where the reference's outputs are

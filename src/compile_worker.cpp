@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 
 #include "code_object_resources.h"
+#include "compile_cache.h"
 #include "compile_attribution.h"
 #include "compiler.h"
 #include "contracts/compile_messages.h"
@@ -62,6 +63,9 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   }
   chan.send(hello);
   if (!hello.ok) return 0;
+  // Which compiler and library: a compile is reused only by the same one (hiprtc_root.h).
+  const std::string compiler_name = opt.backend + " " + opt.arch + "\n" + hello.compiler + "\n" + opt.hiprtc_root;
+  CompileCache cache(opt.cache_dir);
   std::string line;
   while (std::getline(std::cin, line)) {
     CompileAnswer res;
@@ -71,7 +75,8 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       const auto t0 = std::chrono::steady_clock::now();
       CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
-      CompileOutput c = compile_kernel_file([&](const CompileRequest& r) { return compiler->compile(r); }, q, opt.backend);
+      CompileOutput c = cache.get(compiler_name, opt.backend, [&](const CompileRequest& r) { return compiler->compile(r); }, q, job.header_dirs,
+                                  &res.cached);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)
         for (const auto& [name, symbol] : c.symbols) res.resources_by_entry[name] = read_resources(opt.backend, c, symbol);

@@ -110,6 +110,40 @@ TEST_F(CompileOnly, AHardwareLimitStillSaysTheSourceCompiled) {
   }
 }
 
+// A second run with the same cache folder reads every compile back (the compile cache of a run,
+// keyed by compiler, target, options and sources) with the same verdicts and figures; the figures
+// are read from the cached code again. --no-cache compiles afresh.
+TEST_F(CompileOnly, ASecondRunReadsItsCompilesFromTheCache) {
+  test::TempDir cache;
+  auto rows = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--arch", "sm_90,gfx90a", "--hiprtc-root", "system", "--jobs", "1", "rmsnorm"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(run(args), 0);
+    std::map<std::string, std::pair<std::string, bool>> out;  // case -> message, read from the cache
+    const json r = results();
+    for (const json& c : r["cases"]) {
+      bool noted = false;
+      for (const json& n : c["notes"]) noted |= n.get<std::string>().find("read from the compile cache") != std::string::npos;
+      EXPECT_EQ(noted, c["timings_ms"]["compile_cached"].get<bool>()) << c.dump();
+      out[c["case"].get<std::string>()] = {c["message"].get<std::string>(), noted};
+    }
+    return out;
+  };
+  const auto first = rows({"--cache-dir", cache.path()});
+  const auto second = rows({"--cache-dir", cache.path()});
+  const auto fresh = rows({"--no-cache"});
+  ASSERT_EQ(first.size(), 6u);
+  ASSERT_EQ(second.size(), first.size());
+  for (const auto& [name, row] : first) {
+    EXPECT_FALSE(row.second) << name << ": the cache was empty";
+    EXPECT_NE(row.first.find("registers"), std::string::npos) << name << ": " << row.first;
+    EXPECT_EQ(second.at(name).first, row.first) << name;
+    EXPECT_TRUE(second.at(name).second) << name;
+    EXPECT_EQ(fresh.at(name).first, row.first) << name;
+    EXPECT_FALSE(fresh.at(name).second) << name;
+  }
+}
+
 // A CUDA-only and a HIP-only kernel, and one whose source #errors unless its own target's defines
 // reach it (tests/fixtures/manifest_targets): each vendor's kernel compiles for its targets, is
 // SKIP NOT_FOR_VENDOR for the other's, and the per-target kernel compiles for both.

@@ -9,7 +9,7 @@ namespace hk {
 using nlohmann::json;
 
 void to_json(json& j, const CompileJob& c) {
-  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}};
+  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}, {"header_dirs", c.header_dirs}};
 }
 
 void from_json(const json& j, CompileJob& c) {
@@ -17,6 +17,7 @@ void from_json(const json& j, CompileJob& c) {
   read_field(j, "source", c.source);
   read_field(j, "options", c.options);
   read_field(j, "entries", c.entries);
+  read_field(j, "header_dirs", c.header_dirs);
 }
 
 void to_json(json& j, const EntryResources& r) {
@@ -31,7 +32,7 @@ void from_json(const json& j, EntryResources& r) {
 
 void to_json(json& j, const CompileAnswer& a) {
   j = {{"id", a.id},   {"ok", a.ok}, {"log", a.log},         {"summaries", a.summaries},       {"bytes", a.bytes},
-       {"ms", a.ms},   {"symbols", a.symbols},                {"entry_errors", a.entry_errors}, {"resources_by_entry", a.resources_by_entry}};
+       {"ms", a.ms},   {"cached", a.cached}, {"symbols", a.symbols},                {"entry_errors", a.entry_errors}, {"resources_by_entry", a.resources_by_entry}};
 }
 
 void from_json(const json& j, CompileAnswer& a) {
@@ -42,6 +43,7 @@ void from_json(const json& j, CompileAnswer& a) {
   read_field(j, "summaries", a.summaries);
   read_field(j, "bytes", a.bytes);
   read_field(j, "ms", a.ms);
+  read_field(j, "cached", a.cached);
   read_field(j, "symbols", a.symbols);
   read_field(j, "entry_errors", a.entry_errors);
   read_field_with(j, "resources_by_entry", [&](const json& by_entry) {  // each entry's errors at /resources_by_entry/<entry>

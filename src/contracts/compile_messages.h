@@ -19,6 +19,7 @@ struct CompileJob {
   std::string source;  // the kernel file's path
   std::vector<std::string> options;
   std::vector<std::string> entries;  // every entry the file is compiled with
+  std::vector<std::string> header_dirs;  // folders whose headers the file may include: part of the cache key
 };
 
 // What the compiled code says of one entry, or why it says nothing.
@@ -36,6 +37,7 @@ struct CompileAnswer {
   std::map<std::string, std::string> summaries;
   uint64_t bytes = 0;   // of the compiled code
   double ms = 0;
+  bool cached = false;  // read from the compile cache (compile_cache.h), not compiled now
   std::map<std::string, std::string> symbols;       // entry -> the symbol the code holds it under
   std::map<std::string, std::string> entry_errors;  // entry -> why the file holds none such
   std::map<std::string, EntryResources> resources_by_entry;  // when ok

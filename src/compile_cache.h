@@ -1,0 +1,50 @@
+// Compiled kernel files, kept in the process and, optionally, in a folder between processes,
+// keyed by everything that goes into a compile: the compiler and its target, the prelude, the
+// options, the entries, the headers the source may include and the source itself. A run's
+// workers and --compile-only's compile workers both keep their compiles here.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+
+namespace hk {
+
+class CompileCache {
+ public:
+  using CompileFn = std::function<CompileOutput(const CompileRequest&)>;
+
+  // dir: where compiled binaries are kept between processes; empty for memory only.
+  explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
+  // Returns the output and whether it came from the cache. header_dirs: the folders whose
+  // headers the source may include (their contents are part of the key).
+  // *key, when given, receives the cache key (for load()).
+  CompileOutput get(Backend& be, const CompileRequest& request, const std::vector<std::string>& header_dirs, bool* cached,
+                    std::string* key = nullptr);
+  // The same for a compiler without a device (--compile-only): compiler names it and its target
+  // (backend, arch, version, which library), backend is "cuda" or "hip", compile compiles.
+  CompileOutput get(const std::string& compiler, const std::string& backend, const CompileFn& compile, const CompileRequest& request,
+                    const std::vector<std::string>& header_dirs, bool* cached);
+  // The entry of a program loaded once per process: a worker that runs many cases loads each
+  // program once, so its __device__ variables live on from case to case as they would in an
+  // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
+  Backend::Kernel load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry);
+
+ private:
+  CompileOutput get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
+                          const std::vector<std::string>& header_dirs, bool* cached, std::string* key_out);
+
+  std::string dir_;
+  std::map<std::string, CompileOutput> memory_;
+  std::map<std::string, Backend::Kernel> loaded_;
+};
+
+// The binary of a compile-cache file, or nothing when the file is torn, altered, of an older
+// format or sealed for another key (it is then compiled again).
+std::optional<std::string> unseal_cache_entry(const std::string& entry, const std::string& key);
+
+}  // namespace hk
