@@ -2,6 +2,7 @@
 # What a GPU machine run of hkcheck does, stage by stage, so that the committed results under
 # results/<gpu>/ come from one known command. Each stage writes its logs and results into OUTDIR.
 #   bench/gpu_run.sh OUTDIR build checks     # build, unit tests, --all and the known-bad corpus
+#   bench/gpu_run.sh OUTDIR coldwarm         # --all with empty caches, then warm; both diffed
 #   bench/gpu_run.sh OUTDIR seeds            # every manifest with seeds 0..2, and a seed-dependent bug
 #   bench/gpu_run.sh OUTDIR ci               # docs/ci.md on this GPU: seed diff, broken-kernel diff, shards, --time
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
@@ -36,6 +37,18 @@ for stage in "$@"; do
       build-gpu/hkcheck --diff results/h100/test_results.json "$out/all/test_results.json" | tail -3
       build-gpu/tests/hkcheck_tests --gtest_brief=1 >"$out/unit_tests.log" 2>&1
       tail -3 "$out/unit_tests.log"
+      ;;
+    coldwarm)
+      # The committed run: --all with empty caches (results/<gpu>/), then again with the caches
+      # it filled (results/<gpu>/warm/); the verdicts of the two must be the same.
+      rm -rf "$out/all" "$out/warm" "$cache"
+      /usr/bin/time -f "cold --all wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" --junit "$out/all/junit.xml" >"$out/all.log" 2>&1
+      tail -4 "$out/all.log"
+      /usr/bin/time -f "warm --all wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/warm" --no-repro --cache-dir "$cache" --junit "$out/warm/junit.xml" >"$out/warm.log" 2>&1
+      tail -4 "$out/warm.log"
+      build-gpu/hkcheck diff "$out/all" "$out/warm" --fail-on change >"$out/diff_cold_warm.txt" 2>&1; echo "diff cold warm: exit $?"
+      build-gpu/hkcheck diff results/h100/test_results.json "$out/all/test_results.json" --fail-on change >"$out/diff_committed_cold.txt" 2>&1
+      echo "diff committed run vs cold: exit $?"; tail -3 "$out/diff_committed_cold.txt"
       ;;
     seeds)
       # Every manifest with three seeds, and the case that fails for some seeds only.
