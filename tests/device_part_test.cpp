@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "entry_symbols.h"
+#include "hiprtc_hints.h"
 #include "kernel_file_compile.h"
 
 namespace hk {
@@ -121,6 +122,19 @@ TEST(DevicePart, HostOnlyHeaders) {
     EXPECT_TRUE(host_only_header(h)) << h;
   for (const char* h : {"cuda_fp16.h", "cooperative_groups.h", "cub/block/block_reduce.cuh", "hip/hip_runtime.h", "common.h", "curand_kernel.h"})
     EXPECT_FALSE(host_only_header(h)) << h;
+}
+
+TEST(HiprtcHints, ExplainsTheBuiltInModesMisleadingErrors) {
+  const std::string stdarg = "/usr/include/wchar.h:38:10: fatal error: 'stdarg.h' file not found";
+  const std::string told = explain_hiprtc_errors(stdarg, false);
+  EXPECT_TRUE(contains(told, "one of the compiler's own C headers")) << told;
+  EXPECT_TRUE(contains(told, "--hiprtc-no-builtin-header"));
+  EXPECT_FALSE(contains(explain_missing_headers(told), "include_dirs")) << "not a header the project lacks";
+  const std::string redefined = "/usr/include/c++/12/type_traits:62:12: error: redefinition of 'integral_constant'";
+  EXPECT_TRUE(contains(explain_hiprtc_errors(redefined, true), "built-in header defines its own std::integral_constant"));
+  EXPECT_TRUE(contains(explain_hiprtc_errors(redefined, true), "ROCm 6's and 7's hipRTC"));
+  for (const std::string other : {"k.hip:2:10: fatal error: 'util.hpp' file not found", "k.hip:3:1: error: redefinition of 'f'"})
+    EXPECT_EQ(explain_hiprtc_errors(other, false), other);
 }
 
 TEST(EntrySymbols, DemanglesToTheNameExpressionThatInstantiatesIt) {
