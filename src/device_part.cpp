@@ -91,7 +91,7 @@ bool has_attribute(CXCursor c, CXCursorKind attr) {
 
 class Extractor {
  public:
-  Extractor(CXTranslationUnit tu, const std::string& path) : tu_(tu), main_(clang_getFile(tu, path.c_str())) {}
+  Extractor(CXTranslationUnit tu, const std::string& path, bool hip) : tu_(tu), main_(clang_getFile(tu, path.c_str())), hip_(hip) {}
 
   void collect(unsigned source_size) {
     collect_units(clang_getTranslationUnitCursor(tu_));
@@ -215,11 +215,12 @@ class Extractor {
       }
       blank_range(out.source, inc.begin, inc.end);
       out.dropped.push_back(fmt::format("#include <{}> (line {})", inc.name, line_of(inc.begin)));
+      for (const std::string& h : device_headers_of(inc.name, hip_)) out.device_headers.insert(h);
     }
     // A file without host functions is compiled as it is, as before (a global the parse could not
     // make sense of, e.g. under a macro the compile defines per case, is no reason to split it).
     out.used_elsewhere = used_elsewhere_;
-    if (!host_code && !whole) return DevicePart{source, {}, out.missing_headers, out.kept_includes, {}, used_elsewhere_};
+    if (!host_code && !whole) return DevicePart{source, {}, out.missing_headers, out.kept_includes, {}, used_elsewhere_, {}};
     return out;
   }
 
@@ -381,6 +382,7 @@ class Extractor {
 
   CXTranslationUnit tu_;
   CXFile main_;
+  bool hip_;
   std::vector<Unit> units_;
   std::vector<Include> includes_;
   std::vector<std::pair<unsigned, CXCursor>> macro_uses_;
@@ -429,6 +431,12 @@ std::string canonical_path(const std::string& path) {
   return ec ? path : c.string();
 }
 
+std::vector<std::string> device_headers_of(const std::string& host_header, bool hip) {
+  const bool cublas = host_header.rfind("cublas", 0) == 0 || host_header.find("/cublas") != std::string::npos;
+  if (hip || !cublas) return {};
+  return {"cuda_fp16.h", "cuda_bf16.h"};
+}
+
 DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip,
                        const std::vector<std::string>& roots, const UsedDeclarations& used) {
   load_libclang();
@@ -456,7 +464,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
       CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_Incomplete, &tu);
   if (rc != CXError_Success || !tu) throw std::runtime_error(fmt::format("clang could not parse {} (libclang error {})", path, static_cast<int>(rc)));
   std::unique_ptr<CXTranslationUnitImpl, decltype(clang_disposeTranslationUnit)> owned(tu, clang_disposeTranslationUnit);
-  Extractor x(tu, path);
+  Extractor x(tu, path, hip);
   x.collect(static_cast<unsigned>(source.size()));
   if (!x.any_device() && used.empty()) return DevicePart{source, {}, {}, {}};  // nothing recognisably device code: leave the file to the compiler
   std::set<std::string> root_names;

@@ -32,6 +32,7 @@ struct DevicePart {
   std::vector<KeptInclude> kept_includes;    // includes clang found that were kept
   std::vector<std::string> include_dirs;     // folders of headers whose device part was put in the source
   UsedDeclarations used_elsewhere;           // what the kept code uses of the headers it includes
+  std::set<std::string> device_headers;      // what dropped host-only headers brought device code (device_headers_of)
   bool changed() const { return !dropped.empty(); }
 };
 
@@ -50,5 +51,9 @@ std::string canonical_path(const std::string& path);
 // Whether a header include that clang could not resolve is host-only (cuBLAS, NVTX, Torch,
 // pybind, the profiler API, ...): such an include is dropped rather than kept.
 bool host_only_header(const std::string& name);
+
+// The device headers a host-only header brings in under nvcc, which device code may use without
+// including them itself: cuBLAS's <cuda_fp16.h> and <cuda_bf16.h> (llm.c's __nv_bfloat16).
+std::vector<std::string> device_headers_of(const std::string& host_header, bool hip);
 
 }  // namespace hk

@@ -81,6 +81,7 @@ void put_in(DevicePart& part, const std::string& path, const std::vector<std::st
     seen.insert(file.string());
     for (const std::string& d : header.dropped) part.dropped.push_back(fmt::format("{} in {}", d, inc.name));
     part.include_dirs.push_back(file.parent_path().string());
+    part.device_headers.insert(header.device_headers.begin(), header.device_headers.end());
     part.include_dirs.insert(part.include_dirs.end(), header.include_dirs.begin(), header.include_dirs.end());
     replacements.push_back({inc.begin, inc.end,
                             fmt::format("#line 1 \"{}\"\n{}#line {} \"{}\"", file.string(), without_pragma_once(header.source), inc.line + 1, path)});

@@ -48,6 +48,12 @@ CompileRequest with_device_part(const CompileRequest& request, bool hip, const s
   put_in_project_headers(part, request.source_name, request.options, hip);
   if (!part.changed()) return q;
   q.source = std::move(part.source);
+  // What the dropped host-only headers gave the device code goes first; #line keeps the file's lines.
+  if (!part.device_headers.empty()) {
+    std::string first;
+    for (const std::string& h : part.device_headers) first += "#include <" + h + ">\n";
+    q.source = first + "#line 1 \"" + request.source_name + "\"\n" + q.source;
+  }
   for (const std::string& d : part.include_dirs) q.options.push_back("-I" + d);
   std::string dropped;
   for (const std::string& d : part.dropped) dropped += (dropped.empty() ? "" : ", ") + d;
