@@ -438,7 +438,7 @@ std::vector<std::string> device_headers_of(const std::string& host_header, bool 
 }
 
 DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip,
-                       const std::vector<std::string>& roots, const UsedDeclarations& used) {
+                       const std::vector<std::string>& roots, const UsedDeclarations& used, const std::vector<IncluderText>& context) {
   load_libclang();
   std::vector<std::string> args = {"-x", hip ? "hip" : "cuda", "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
                                    hip ? "-nogpulib" : "-nocudalib", hip ? "--offload-arch=gfx90a" : "--cuda-gpu-arch=sm_80",
@@ -446,6 +446,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
                                    std::string(kPreludeDir) + "/hk_device_part.h", hip ? "-D__HIPCC_RTC__" : "-D__CUDACC_RTC__",
                                    // hkcheck.h's own dialect, as the device compiler of that vendor sees it
                                    hip ? "-DHK_BACKEND_HIP=1" : "-DHK_BACKEND_CUDA=1"};
+  if (!context.empty()) args.insert(args.end(), {"-include", context.back().path});
   for (std::string& o : parse_options(options)) args.push_back(std::move(o));
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -454,6 +455,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   std::vector<std::pair<std::string, std::string>> files = {{path, source}, {std::string(kPreludeDir) + "/hk_device_part.h", kParsePrelude}};
   for (const auto& [name, text] : prelude_headers(hip ? "hip" : "cuda"))
     if (name.rfind("hk", 0) == 0) files.emplace_back(std::string(kPreludeDir) + "/" + name, text);
+  for (const IncluderText& c : context) files.emplace_back(c.path, c.text);
   std::vector<CXUnsavedFile> unsaved;
   for (const auto& [name, text] : files) unsaved.push_back({name.c_str(), text.data(), static_cast<unsigned long>(text.size())});
 

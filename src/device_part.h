@@ -38,12 +38,21 @@ struct DevicePart {
 
 // path: the file (for the parse and its relative includes); options: the compile's options, of
 // which -D, -U, -I, -isystem, -iquote and -std= are passed to the parse; hip: parse as HIP.
+// What a header is parsed after: its includer's text before the #include (macros, types, the
+// dialect header), as a file of that folder so that its own includes resolve; the last one
+// includes the one before it.
+struct IncluderText {
+  std::string path;  // where it stands: beside the includer
+  std::string text;
+};
+
 // roots: entries (as a manifest names them) whose kernels alone are kept, with what they use;
 // empty: every kernel and device function. used: what a file that includes this one (a header)
-// uses of it and of the headers it includes, kept too. Throws std::runtime_error when libclang
-// cannot parse the file at all.
+// uses of it and of the headers it includes, kept too. context: for a header, what it is parsed
+// after. Throws std::runtime_error when libclang cannot parse the file at all.
 DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip,
-                       const std::vector<std::string>& roots = {}, const UsedDeclarations& used = {});
+                       const std::vector<std::string>& roots = {}, const UsedDeclarations& used = {},
+                       const std::vector<IncluderText>& context = {});
 
 // The path with symbolic links, "." and ".." resolved, as UsedDeclarations names files.
 std::string canonical_path(const std::string& path);

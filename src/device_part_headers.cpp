@@ -49,8 +49,9 @@ std::string without_pragma_once(const std::string& text) {
 }
 
 // used: what the files that include this one use of it and of the headers below it.
+// context: what path itself was parsed after (empty for the kernel file).
 void put_in(DevicePart& part, const std::string& path, const std::vector<std::string>& options, bool hip, UsedDeclarations used,
-            int depth) {
+            const std::vector<IncluderText>& context, int depth) {
   if (depth >= kMaxDepth) return;
   for (const auto& [file, offsets] : part.used_elsewhere) used[file].insert(offsets.begin(), offsets.end());
   const std::vector<fs::path> dirs = project_dirs(path, options);
@@ -69,11 +70,16 @@ void put_in(DevicePart& part, const std::string& path, const std::vector<std::st
       replacements.push_back({inc.begin, inc.end, ""});
       continue;
     }
+    // The header is parsed after what precedes its #include here (and what preceded this file).
+    std::vector<IncluderText> header_context = context;
+    const fs::path here = canonical_or_same(path).parent_path() / fmt::format(".hk-includer-{}-{}.h", fs::path(path).filename().string(), inc.begin);
+    header_context.push_back({here.string(), (context.empty() ? "" : "#include \"" + context.back().path + "\"\n") +
+                                                 part.source.substr(0, inc.begin) + "\n"});
     DevicePart header;
     try {
       const std::string text = read_file(file.string(), "header");
-      header = device_part(text, file.string(), options, hip, {}, used);
-      put_in(header, file.string(), options, hip, used, depth + 1);
+      header = device_part(text, file.string(), options, hip, {}, used, header_context);
+      put_in(header, file.string(), options, hip, used, header_context, depth + 1);
     } catch (const std::exception&) {
       continue;  // the compiler reads it as an include, and says what is wrong with it
     }
@@ -92,7 +98,7 @@ void put_in(DevicePart& part, const std::string& path, const std::vector<std::st
 }  // namespace
 
 void put_in_project_headers(DevicePart& part, const std::string& path, const std::vector<std::string>& options, bool hip) {
-  put_in(part, path, options, hip, {}, 0);
+  put_in(part, path, options, hip, {}, {}, 0);
 }
 
 }  // namespace hk
