@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "backend.h"
+#include "compile_attribution.h"
 #include "libclang_api.h"
 
 namespace hk {
@@ -50,6 +52,7 @@ struct Unit {
   CXCursor cursor;
   unsigned begin = 0, end = 0;
   bool device = false;  // a kernel, a __device__ function or variable
+  bool kernel = false;  // a __global__ function
   bool keep = false;
 };
 
@@ -63,26 +66,32 @@ struct Include {
 
 bool is_container(CXCursorKind k) { return k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl; }
 
-bool has_device_attribute(CXCursor c) {
-  bool found = false;
+// Whether c carries attr, or (attr = CXCursor_FirstInvalid) any of the device attributes.
+bool has_attribute(CXCursor c, CXCursorKind attr) {
+  struct Search {
+    CXCursorKind attr;
+    bool found = false;
+  } search{attr};
   clang_visitChildren(
       c,
       [](CXCursor ch, CXCursor, CXClientData d) {
+        auto* s = static_cast<Search*>(d);
         const CXCursorKind k = clang_getCursorKind(ch);
-        if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr || k == CXCursor_CUDAConstantAttr ||
-            k == CXCursor_CUDASharedAttr) {
-          *static_cast<bool*>(d) = true;
+        const bool device = k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr || k == CXCursor_CUDAConstantAttr ||
+                            k == CXCursor_CUDASharedAttr;
+        if (s->attr == CXCursor_FirstInvalid ? device : k == s->attr) {
+          s->found = true;
           return CXChildVisit_Break;
         }
         return CXChildVisit_Continue;
       },
-      &found);
-  return found;
+      &search);
+  return search.found;
 }
 
 class Extractor {
  public:
-  Extractor(CXTranslationUnit tu, const std::string& path) : tu_(tu), main_(clang_getFile(tu, path.c_str())) {}
+  Extractor(CXTranslationUnit tu, const std::string& path, bool hip) : tu_(tu), main_(clang_getFile(tu, path.c_str())), hip_(hip) {}
 
   void collect(unsigned source_size) {
     collect_units(clang_getTranslationUnitCursor(tu_));
@@ -95,11 +104,25 @@ class Extractor {
     return std::any_of(units_.begin(), units_.end(), [](const Unit& u) { return u.device; });
   }
 
-  // Keeps the device units and, transitively, every unit and include they refer to.
-  void close_over_references() {
+  // Keeps the device units (with roots: only the kernels named there), the units at the offsets
+  // of used (what a file that includes this one uses of it) and, transitively, every unit and
+  // include they refer to.
+  void close_over_references(const std::set<std::string>& roots, const UsedDeclarations& used) {
     std::deque<size_t> todo;
-    for (size_t i = 0; i < units_.size(); ++i)
-      if (units_[i].device || always_kept(units_[i].cursor)) units_[i].keep = true, todo.push_back(i);
+    const auto used_here = used.find(canonical_path(Str(clang_getFileName(main_)).str()));
+    auto used_by_includer = [&](const Unit& u) {
+      if (used_here == used.end()) return false;
+      const auto at = used_here->second.lower_bound(u.begin);
+      return at != used_here->second.end() && *at < u.end;
+    };
+    for (size_t i = 0; i < units_.size(); ++i) {
+      const Unit& u = units_[i];
+      const bool root = roots.empty() ? u.device : u.kernel && roots.count(Str(clang_getCursorSpelling(u.cursor)).str());
+      if (root || always_kept(u.cursor) || used_by_includer(u)) units_[i].keep = true, todo.push_back(i);
+    }
+    // What the includer uses of a header this one includes keeps that include.
+    for (const auto& [file, offsets] : used)
+      if (CXFile f = clang_getFile(tu_, file.c_str()); f && !clang_File_isEqual(f, main_)) keep_include_of(f);
     // A specialization is used through its primary template: it is kept with it.
     std::multimap<size_t, size_t> specializations;
     for (size_t i = 0; i < units_.size(); ++i) {
@@ -125,6 +148,7 @@ class Extractor {
           if (Unit* u = unit_at(off); u && !u->keep) u->keep = true, todo.push_back(static_cast<size_t>(u - units_.data()));
         } else {
           keep_include_of(file);
+          used_elsewhere_[canonical_path(Str(clang_getFileName(file)).str())].insert(off);
         }
       }
     }
@@ -159,8 +183,9 @@ class Extractor {
     }
   }
 
-  // The text with the dropped units and includes blanked; lines stay where they were.
-  DevicePart blank(const std::string& source) const {
+  // The text with the dropped units and includes blanked; lines stay where they were. whole:
+  // blank what is dropped even in a file without host functions (a part for some kernels only).
+  DevicePart blank(const std::string& source, bool whole) const {
     DevicePart out;
     out.source = source;
     std::vector<std::pair<unsigned, unsigned>> kept;
@@ -185,14 +210,17 @@ class Extractor {
     for (const Include& inc : includes_) {
       if (inc.keep) {
         if (!inc.resolved) out.missing_headers.push_back(inc.name);
+        else out.kept_includes.push_back({inc.begin, inc.end, line_of(inc.begin), inc.name, inc.file});
         continue;
       }
       blank_range(out.source, inc.begin, inc.end);
       out.dropped.push_back(fmt::format("#include <{}> (line {})", inc.name, line_of(inc.begin)));
+      for (const std::string& h : device_headers_of(inc.name, hip_)) out.device_headers.insert(h);
     }
     // A file without host functions is compiled as it is, as before (a global the parse could not
     // make sense of, e.g. under a macro the compile defines per case, is no reason to split it).
-    if (!host_code) return DevicePart{source, {}, out.missing_headers};
+    out.used_elsewhere = used_elsewhere_;
+    if (!host_code && !whole) return DevicePart{source, {}, out.missing_headers, out.kept_includes, {}, used_elsewhere_, {}};
     return out;
   }
 
@@ -260,7 +288,8 @@ class Extractor {
             self->collect_units(c);
           } else if (clang_isDeclaration(k)) {
             CXSourceRange r = clang_getCursorExtent(c);
-            self->units_.push_back({c, offset_of(clang_getRangeStart(r)), offset_of(clang_getRangeEnd(r)), has_device_attribute(c), false});
+            self->units_.push_back({c, offset_of(clang_getRangeStart(r)), offset_of(clang_getRangeEnd(r)),
+                                    has_attribute(c, CXCursor_FirstInvalid), has_attribute(c, CXCursor_CUDAGlobalAttr), false});
           }
           return CXChildVisit_Continue;
         },
@@ -353,6 +382,7 @@ class Extractor {
 
   CXTranslationUnit tu_;
   CXFile main_;
+  bool hip_;
   std::vector<Unit> units_;
   std::vector<Include> includes_;
   std::vector<std::pair<unsigned, CXCursor>> macro_uses_;
@@ -363,6 +393,7 @@ class Extractor {
   std::map<std::string, Inclusion> directive_of_;  // by included file
   std::vector<CXCursor> refs_;
   std::vector<Instantiation> instantiations_;
+  UsedDeclarations used_elsewhere_;
 };
 
 // The options of the compile that shape the parse: macros, include folders, the language standard.
@@ -394,7 +425,20 @@ bool host_only_header(const std::string& name) {
   return false;
 }
 
-DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip) {
+std::string canonical_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path c = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? path : c.string();
+}
+
+std::vector<std::string> device_headers_of(const std::string& host_header, bool hip) {
+  const bool cublas = host_header.rfind("cublas", 0) == 0 || host_header.find("/cublas") != std::string::npos;
+  if (hip || !cublas) return {};
+  return {"cuda_fp16.h", "cuda_bf16.h"};
+}
+
+DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip,
+                       const std::vector<std::string>& roots, const UsedDeclarations& used, const std::vector<IncluderText>& context) {
   load_libclang();
   std::vector<std::string> args = {"-x", hip ? "hip" : "cuda", "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
                                    hip ? "-nogpulib" : "-nocudalib", hip ? "--offload-arch=gfx90a" : "--cuda-gpu-arch=sm_80",
@@ -402,6 +446,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
                                    std::string(kPreludeDir) + "/hk_device_part.h", hip ? "-D__HIPCC_RTC__" : "-D__CUDACC_RTC__",
                                    // hkcheck.h's own dialect, as the device compiler of that vendor sees it
                                    hip ? "-DHK_BACKEND_HIP=1" : "-DHK_BACKEND_CUDA=1"};
+  if (!context.empty()) args.insert(args.end(), {"-include", context.back().path});
   for (std::string& o : parse_options(options)) args.push_back(std::move(o));
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -410,6 +455,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   std::vector<std::pair<std::string, std::string>> files = {{path, source}, {std::string(kPreludeDir) + "/hk_device_part.h", kParsePrelude}};
   for (const auto& [name, text] : prelude_headers(hip ? "hip" : "cuda"))
     if (name.rfind("hk", 0) == 0) files.emplace_back(std::string(kPreludeDir) + "/" + name, text);
+  for (const IncluderText& c : context) files.emplace_back(c.path, c.text);
   std::vector<CXUnsavedFile> unsaved;
   for (const auto& [name, text] : files) unsaved.push_back({name.c_str(), text.data(), static_cast<unsigned long>(text.size())});
 
@@ -420,12 +466,14 @@ DevicePart device_part(const std::string& source, const std::string& path, const
       CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_Incomplete, &tu);
   if (rc != CXError_Success || !tu) throw std::runtime_error(fmt::format("clang could not parse {} (libclang error {})", path, static_cast<int>(rc)));
   std::unique_ptr<CXTranslationUnitImpl, decltype(clang_disposeTranslationUnit)> owned(tu, clang_disposeTranslationUnit);
-  Extractor x(tu, path);
+  Extractor x(tu, path, hip);
   x.collect(static_cast<unsigned>(source.size()));
-  if (!x.any_device()) return DevicePart{source, {}, {}};  // nothing recognisably device code: leave the file to the compiler
-  x.close_over_references();
+  if (!x.any_device() && used.empty()) return DevicePart{source, {}, {}, {}};  // nothing recognisably device code: leave the file to the compiler
+  std::set<std::string> root_names;
+  for (const std::string& r : roots) root_names.insert(entry_function(r));
+  x.close_over_references(root_names, used);
   x.keep_namespace_uses();
-  return x.blank(source);
+  return x.blank(source, !roots.empty());
 }
 
 }  // namespace hk

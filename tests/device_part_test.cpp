@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 
+#include "device_part_headers.h"
 #include "entry_symbols.h"
+#include "hiprtc_hints.h"
 #include "kernel_file_compile.h"
 
 namespace hk {
@@ -121,6 +124,107 @@ TEST(DevicePart, HostOnlyHeaders) {
     EXPECT_TRUE(host_only_header(h)) << h;
   for (const char* h : {"cuda_fp16.h", "cooperative_groups.h", "cub/block/block_reduce.cuh", "hip/hip_runtime.h", "common.h", "curand_kernel.h"})
     EXPECT_FALSE(host_only_header(h)) << h;
+}
+
+TEST(DevicePart, KeepsOnlyTheKernelsItIsRootedAt) {
+  const std::string src =
+      "__device__ float half_of(float x) { return x * 0.5f; }\n"
+      "__device__ unsigned lane() { unsigned l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return l; }\n"
+      "__global__ void halve(float* y) { y[0] = half_of(y[0]); }\n"
+      "__global__ void lanes(unsigned* y) { y[0] = lane(); }\n";
+  const DevicePart whole = device_part(src, "/tmp/hk_device_part_roots.cu", {}, false);
+  EXPECT_FALSE(whole.changed()) << "no host code: compiled as written";
+  const DevicePart p = device_part(src, "/tmp/hk_device_part_roots.cu", {}, false, {"halve"});
+  ASSERT_TRUE(p.changed());
+  EXPECT_TRUE(contains(p.source, "__global__ void halve"));
+  EXPECT_TRUE(contains(p.source, "half_of(float x)"));
+  EXPECT_FALSE(contains(p.source, "lanes"));
+  EXPECT_FALSE(contains(p.source, "asm"));
+}
+
+// llm.c's shape: the kernel file includes a project header that includes another; both hold
+// device helpers beside host functions, a host global and host-only includes.
+TEST(DevicePartHeaders, PutsInTheDevicePartOfProjectHeaders) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_headers";
+  std::filesystem::create_directories(dir / "llmc");
+  std::ofstream(dir / "llmc" / "common.cuh") << "#pragma once\n#include <cublas_v2.h>\nextern int device_count;\n"
+                                                "__device__ float twice(float x) { return x + x; }\n"
+                                                "struct Row { int cols; };\nvoid check(int e) { if (e) device_count = 0; }\n";
+  std::ofstream(dir / "llmc" / "ops.cuh") << "#pragma once\n#include \"common.cuh\"\n#include \"plain.cuh\"\n"
+                                             "__device__ float quad(float x) { return twice(twice(x)); }\n"
+                                             "void launch_quad(float* y) { check(0); }\n";
+  std::ofstream(dir / "llmc" / "plain.cuh") << "#pragma once\n__device__ float one() { return 1.f; }\n";
+  const std::string src = "#include \"llmc/ops.cuh\"\n__global__ void k(float* y, Row r) { y[0] = quad(y[0]) + one() + r.cols; }\n"
+                          "int main() { launch_quad(nullptr); }\n";
+  const std::string path = (dir / "k.cu").string();
+  DevicePart p = device_part(src, path, {"-I" + dir.string()}, false);
+  put_in_project_headers(p, path, {"-I" + dir.string()}, false);
+  // Row and plain.cuh are used by the kernel file only, not by the headers' own device code.
+  for (const char* kept : {"__device__ float twice", "__device__ float quad", "struct Row { int cols; };", "#include \"plain.cuh\"",
+                           "__global__ void k"})
+    EXPECT_TRUE(contains(p.source, kept)) << kept;
+  for (const char* gone : {"cublas_v2.h", "extern int device_count", "void check", "launch_quad(float", "int main", "#pragma once",
+                           "#include \"llmc/ops.cuh\"", "#include \"common.cuh\""})
+    EXPECT_FALSE(contains(p.source, gone)) << gone;
+  // Messages still name each file and line: the kernel is back on line 2 of k.cu.
+  EXPECT_TRUE(contains(p.source, "#line 1 \"" + (dir / "llmc" / "ops.cuh").string() + "\"\n"));
+  EXPECT_TRUE(contains(p.source, "#line 2 \"" + path + "\"\n__global__ void k"));
+  EXPECT_TRUE(std::any_of(p.dropped.begin(), p.dropped.end(), [](const std::string& d) { return contains(d, "check") && contains(d, "llmc/ops.cuh"); }));
+  EXPECT_EQ(p.include_dirs.front(), (dir / "llmc").string());
+}
+
+TEST(DevicePartHeaders, LeavesHeadersOutsideTheProjectAndWithoutHostCode) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_headers_plain";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "plain.cuh") << "#pragma once\n__device__ float one() { return 1.f; }\n";
+  const std::string src = "#include \"plain.cuh\"\n__global__ void k(float* y) { y[0] = one(); }\nint main() {}\n";
+  DevicePart p = device_part(src, (dir / "k.cu").string(), {}, false);
+  const std::string before = p.source;
+  put_in_project_headers(p, (dir / "k.cu").string(), {}, false);
+  EXPECT_EQ(p.source, before);
+  EXPECT_TRUE(p.include_dirs.empty());
+}
+
+// A kernel that does not compile (an intrinsic the target lacks) fails its own entry only.
+TEST(KernelFileCompile, AKernelThatDoesNotCompileFailsItsEntryOnly) {
+  const std::string src =
+      "__global__ void halve(float* y) { y[0] *= 0.5f; }\n"
+      "__global__ void lanes(unsigned* y) { unsigned l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); y[0] = l; }\n"
+      "__global__ void unnamed(unsigned* y) { asm(\"trap;\"); }\n";
+  std::vector<CompileRequest> seen;
+  auto no_asm = [&](const CompileRequest& q) {
+    seen.push_back(q);
+    CompileOutput out;
+    const size_t at = q.source.find("asm(");
+    out.ok = at == std::string::npos;
+    if (!out.ok) out.log = fmt::format("/tmp/hk_apart.cu:{}:1: error: inline assembly cannot run here",
+                                       std::count(q.source.begin(), q.source.begin() + at, '\n') + 1);
+    for (const std::string& e : q.entries) out.symbols[e] = "sym:" + e;
+    return out;
+  };
+  const CompileOutput one = compile_kernel_file(no_asm, {src, "/tmp/hk_apart.cu", {}, {"halve"}}, "host");
+  EXPECT_TRUE(one.ok) << "a kernel no manifest names is left out when it does not compile";
+  EXPECT_EQ(seen.size(), 2u);
+  seen.clear();
+  const CompileOutput two = compile_kernel_file(no_asm, {src, "/tmp/hk_apart.cu", {}, {"halve", "lanes"}}, "host");
+  ASSERT_TRUE(two.ok);
+  EXPECT_EQ(two.symbols.count("halve"), 1u);
+  ASSERT_EQ(two.entry_errors.count("lanes"), 1u);
+  EXPECT_TRUE(contains(two.entry_errors.at("lanes"), "lanes does not compile: /tmp/hk_apart.cu(2): inline assembly")) << two.entry_errors.at("lanes");
+  EXPECT_EQ(two.entry_errors.count("halve"), 0u);
+}
+
+TEST(HiprtcHints, ExplainsTheBuiltInModesMisleadingErrors) {
+  const std::string stdarg = "/usr/include/wchar.h:38:10: fatal error: 'stdarg.h' file not found";
+  const std::string told = explain_hiprtc_errors(stdarg, false);
+  EXPECT_TRUE(contains(told, "one of the compiler's own C headers")) << told;
+  EXPECT_TRUE(contains(told, "--hiprtc-no-builtin-header"));
+  EXPECT_FALSE(contains(explain_missing_headers(told), "include_dirs")) << "not a header the project lacks";
+  const std::string redefined = "/usr/include/c++/12/type_traits:62:12: error: redefinition of 'integral_constant'";
+  EXPECT_TRUE(contains(explain_hiprtc_errors(redefined, true), "built-in header defines its own std::integral_constant"));
+  EXPECT_TRUE(contains(explain_hiprtc_errors(redefined, true), "ROCm 6's and 7's hipRTC"));
+  for (const std::string other : {"k.hip:2:10: fatal error: 'util.hpp' file not found", "k.hip:3:1: error: redefinition of 'f'"})
+    EXPECT_EQ(explain_hiprtc_errors(other, false), other);
 }
 
 TEST(EntrySymbols, DemanglesToTheNameExpressionThatInstantiatesIt) {

@@ -148,9 +148,61 @@ TEST_P(HostSubset, WhatTheCpuCannotRunIsNamedOnItsLine) {
   EXPECT_FALSE(a.ok);
   EXPECT_NE(a.log.find("asm.cu:2"), std::string::npos) << a.log;
   EXPECT_NE(a.log.find("inline assembly (asm) cannot run on the hkcheck host backend"), std::string::npos) << a.log;
-  const CompileOutput c = be->compile({"#include <cub/block/block_reduce.cuh>\n__global__ void k() {}\n", "cub.cu", {}, {"k"}});
+  const CompileOutput c = be->compile({"#include <cub/block/block_load.cuh>\n__global__ void k() {}\n", "cub.cu", {}, {"k"}});
   EXPECT_FALSE(c.ok);
-  EXPECT_NE(c.log.find("cub is not supported by the hkcheck host backend"), std::string::npos) << c.log;
+  EXPECT_NE(c.log.find("cub's BlockLoad is not supported by the hkcheck host backend"), std::string::npos) << c.log;
+}
+
+// cub's block reduce and scan and its warp reduce, as kernels write them: one TempStorage in
+// shared memory per block (per logical warp), used twice in a row.
+TEST_P(HostSubset, CubBlockReduceScanAndWarpReduce) {
+  const char* src = R"(#include <cub/cub.cuh>
+__global__ void collectives(int* out, const int* x) {
+  using Reduce = cub::BlockReduce<int, 128>;
+  using Scan = cub::BlockScan<int, 128>;
+  using Warp = cub::WarpReduce<int, 16>;
+  __shared__ typename Reduce::TempStorage reduce_storage;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ typename Warp::TempStorage warp_storage[8];
+  const int t = threadIdx.x, v = x[t];
+  const int sum = Reduce(reduce_storage).Sum(v);
+  const int top = Reduce(reduce_storage).Reduce(v, cub::Max(), 100);  // the first 100 threads only
+  int inclusive, exclusive, total, pair[2] = {v, 1}, pair_out[2];
+  Scan(scan_storage).InclusiveSum(v, inclusive);
+  Scan(scan_storage).ExclusiveSum(v, exclusive, total);
+  Scan(scan_storage).ExclusiveSum(pair, pair_out);
+  const int warp_sum = Warp(warp_storage[t / 16]).Sum(v);
+  if (t == 0) out[0] = sum, out[1] = top, out[2] = total;
+  out[8 + t] = inclusive;
+  out[136 + t] = exclusive;
+  out[264 + t] = pair_out[0] * 1000 + pair_out[1];
+  if (t % 16 == 0) out[392 + t / 16] = warp_sum;
+})";
+  std::vector<int> x(128);
+  for (int i = 0; i < 128; ++i) x[i] = (i * 37) % 23 - 11 + (i == 50 ? 40 : 0) + (i == 120 ? 90 : 0);
+  const uint64_t dx = upload(x), dout = be->alloc(400 * 4);
+  void* args[] = {const_cast<uint64_t*>(&dout), const_cast<uint64_t*>(&dx), nullptr};
+  be->launch(kernel(src, "collectives"), {1, 1, 1}, {128, 1, 1}, 0, args);
+  be->synchronize();
+  const auto out = download<int>(dout, 400);
+  int sum = 0, top = x[0];
+  for (int i = 0; i < 128; ++i) sum += x[i];
+  for (int i = 0; i < 100; ++i) top = std::max(top, x[i]);
+  EXPECT_EQ(out[0], sum);
+  EXPECT_EQ(out[1], top) << "thread 120's larger value is past num_valid";
+  EXPECT_EQ(out[2], sum);
+  int running = 0;
+  for (int i = 0; i < 128; ++i) {
+    EXPECT_EQ(out[136 + i], running) << "exclusive " << i;
+    EXPECT_EQ(out[264 + i], (running + i) * 1000 + running + i + x[i]) << "two items per thread " << i;
+    running += x[i];
+    EXPECT_EQ(out[8 + i], running) << "inclusive " << i;
+  }
+  for (int w = 0; w < 8; ++w) {
+    int s = 0;
+    for (int j = 0; j < 16; ++j) s += x[16 * w + j];
+    EXPECT_EQ(out[392 + w], s) << "logical warp " << w;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, HostSubset, ::testing::Values("h100", "mi325x"));

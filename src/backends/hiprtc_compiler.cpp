@@ -8,7 +8,9 @@
 #include <hip/hiprtc.h>
 
 #include <algorithm>
+#include <regex>
 
+#include "hiprtc_hints.h"
 #include "hiprtc_library.h"
 #include "rtc_compile.h"
 
@@ -32,7 +34,9 @@ std::string name_the_source(std::string log, const std::string& source_name) {
     if (inc == std::string::npos || log.find_first_of(" \n", at) < inc) break;
     log.replace(at, inc + kIncludes.size() - at, "hkcheck's ");
   }
-  return log;
+  // A source named with its folder ("kernels/x.hip") sits in comgr's input folder: drop that.
+  static const std::regex input_copy(R"(/tmp/comgr-[^/\s]+/input/)");
+  return std::regex_replace(log, input_copy, "");
 }
 
 struct HiprtcApi {
@@ -69,15 +73,26 @@ class HiprtcCompiler final : public Compiler {
     if (!lib_.comgr) lib_.label += " [" + rtc_->version() + "]";
     // ROCm 5's hipRTC: stand-ins for <hip/hip_bf16.h>, <climits>, ... (src/prelude/hiprtc5/), and
     // HIP_DYNAMIC_SHARED, which its built-in hip_runtime.h leaves out.
+    // HIP's old index spellings (hipBlockDim_x, ...), gone from ROCm 7's headers and from the
+    // built-in ones of Debian's ROCm 5, for every hipRTC (hk_hip_old_spellings.h).
+    std::vector<std::string> pre_includes = {"-include", "hk_hip_old_spellings.h"};
     if (lib_.rocm5) {
       rtc_->set_header_set("hip5");
-      rtc_->set_extra_options({"-include", "hk_hiprtc5.h"});
+      pre_includes.insert(pre_includes.begin(), {"-include", "hk_hiprtc5.h"});
     }
+    rtc_->set_extra_options(pre_includes);
   }
 
   std::string version() const override { return lib_.label; }
 
   CompileOutput compile(const CompileRequest& q) override {
+    CompileOutput out = compile_in_mode(q);
+    if (!out.ok) out.log = explain_hiprtc_errors(out.log, lib_.rocm5);
+    return out;
+  }
+
+ private:
+  CompileOutput compile_in_mode(const CompileRequest& q) {
     if (std::find(q.options.begin(), q.options.end(), kNoBuiltinHeader) == q.options.end()) {
       if (lib_.rocm5 || lib_.hip_include.empty()) return rtc_->compile(q);
       // hipRTC 6 and later build in hip_runtime.h and hip_fp16.h but not <hip/hip_bf16.h> and
@@ -108,7 +123,6 @@ class HiprtcCompiler final : public Compiler {
     return rtc_->compile(with);
   }
 
- private:
   static constexpr const char* kNoBuiltinHeader = "--hiprtc-no-builtin-header";
   HiprtcLibrary lib_;
   std::unique_ptr<RtcCompiler<HiprtcApi>> rtc_;

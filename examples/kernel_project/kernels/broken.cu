@@ -1,8 +1,9 @@
 #include <cmath>
 
 // Two kernels in one file, one of them broken on purpose: it calls a helper that does not exist.
-// The file does not compile, so both kernels are COMPILE_ERROR, but each says where the fault is:
-// row_max "does not compile", scale_rows "has no error of its own" and names row_max.
+// The file does not compile as a whole, so hkcheck compiles each kernel alone: row_max is
+// COMPILE_ERROR with its own error ("does not compile ... compiled alone"), and scale_rows,
+// which has no error of its own, compiles and runs.
 
 __global__ void scale_rows(float* out, const float* x, const float* scale, int n) {
   const int row = blockIdx.x;

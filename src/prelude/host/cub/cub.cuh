@@ -1,3 +1,8 @@
-// cub on the host backend: not provided.
+// cub on the host backend: its block and warp reductions and the block scan
+// (cub/block/block_reduce.cuh, cub/block/block_scan.cuh, cub/warp/warp_reduce.cuh). The rest
+// (BlockLoad, BlockStore, radix sort, the device-wide algorithms) is not provided: a kernel that
+// uses it does not compile, naming the missing name.
 #pragma once
-#error "cub is not supported by the hkcheck host backend; mark the kernel \"gpu_only\" in its manifest, or use cooperative_groups"
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>

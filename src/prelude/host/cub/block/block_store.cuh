@@ -1,3 +1,3 @@
-// cub on the host backend: not provided.
+// cub's BlockStore on the host backend: not provided (BlockReduce, BlockScan and WarpReduce are).
 #pragma once
-#error "cub is not supported by the hkcheck host backend; mark the kernel \"gpu_only\" in its manifest, or use cooperative_groups"
+#error "cub's BlockStore is not supported by the hkcheck host backend (its BlockReduce, BlockScan and WarpReduce are); mark the kernel \"gpu_only\" in its manifest"

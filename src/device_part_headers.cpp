@@ -1,0 +1,104 @@
+#include "device_part_headers.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+#include <sstream>
+
+#include "file_util.h"
+
+namespace hk {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxDepth = 8;  // headers including headers; deeper ones stay includes
+
+fs::path canonical_or_same(const fs::path& p) { return canonical_path(p.string()); }
+
+// The folders whose headers are the project's: the file's own and every -I folder of the compile.
+std::vector<fs::path> project_dirs(const std::string& path, const std::vector<std::string>& options) {
+  std::vector<fs::path> dirs = {canonical_or_same(fs::path(path).parent_path())};
+  for (size_t i = 0; i < options.size(); ++i) {
+    if (options[i] == "-I" && i + 1 < options.size()) dirs.push_back(canonical_or_same(options[++i]));
+    else if (options[i].rfind("-I", 0) == 0 && options[i].size() > 2) dirs.push_back(canonical_or_same(options[i].substr(2)));
+  }
+  return dirs;
+}
+
+bool inside(const fs::path& file, const std::vector<fs::path>& dirs) {
+  const std::string f = file.string();
+  return std::any_of(dirs.begin(), dirs.end(), [&](const fs::path& d) {
+    const std::string p = d.string() + (d.string().empty() || d.string().back() == '/' ? "" : "/");
+    return f.rfind(p, 0) == 0;
+  });
+}
+
+// "#pragma once" means nothing once the text sits inside another file (and clang warns about it).
+std::string without_pragma_once(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    std::string squeezed;
+    for (char c : line)
+      if (c != ' ' && c != '\t') squeezed += c;
+    out += (squeezed == "#pragmaonce" ? std::string() : line) + "\n";
+  }
+  return out;
+}
+
+// used: what the files that include this one use of it and of the headers below it.
+// context: what path itself was parsed after (empty for the kernel file).
+void put_in(DevicePart& part, const std::string& path, const std::vector<std::string>& options, bool hip, UsedDeclarations used,
+            const std::vector<IncluderText>& context, int depth) {
+  if (depth >= kMaxDepth) return;
+  for (const auto& [file, offsets] : part.used_elsewhere) used[file].insert(offsets.begin(), offsets.end());
+  const std::vector<fs::path> dirs = project_dirs(path, options);
+  struct Replacement {
+    unsigned begin, end;
+    std::string text;
+  };
+  std::vector<Replacement> replacements;
+  std::set<std::string> seen;
+  std::vector<KeptInclude> includes = part.kept_includes;
+  std::sort(includes.begin(), includes.end(), [](const KeptInclude& a, const KeptInclude& b) { return a.begin < b.begin; });
+  for (const KeptInclude& inc : includes) {
+    const fs::path file = canonical_or_same(inc.file);
+    if (!inside(file, dirs)) continue;
+    if (seen.count(file.string())) {  // already put in above: a second copy would define it all again
+      replacements.push_back({inc.begin, inc.end, ""});
+      continue;
+    }
+    // The header is parsed after what precedes its #include here (and what preceded this file).
+    std::vector<IncluderText> header_context = context;
+    const fs::path here = canonical_or_same(path).parent_path() / fmt::format(".hk-includer-{}-{}.h", fs::path(path).filename().string(), inc.begin);
+    header_context.push_back({here.string(), (context.empty() ? "" : "#include \"" + context.back().path + "\"\n") +
+                                                 part.source.substr(0, inc.begin) + "\n"});
+    DevicePart header;
+    try {
+      const std::string text = read_file(file.string(), "header");
+      header = device_part(text, file.string(), options, hip, {}, used, header_context);
+      put_in(header, file.string(), options, hip, used, header_context, depth + 1);
+    } catch (const std::exception&) {
+      continue;  // the compiler reads it as an include, and says what is wrong with it
+    }
+    if (!header.changed()) continue;
+    seen.insert(file.string());
+    for (const std::string& d : header.dropped) part.dropped.push_back(fmt::format("{} in {}", d, inc.name));
+    part.include_dirs.push_back(file.parent_path().string());
+    part.device_headers.insert(header.device_headers.begin(), header.device_headers.end());
+    part.include_dirs.insert(part.include_dirs.end(), header.include_dirs.begin(), header.include_dirs.end());
+    replacements.push_back({inc.begin, inc.end,
+                            fmt::format("#line 1 \"{}\"\n{}#line {} \"{}\"", file.string(), without_pragma_once(header.source), inc.line + 1, path)});
+  }
+  for (auto r = replacements.rbegin(); r != replacements.rend(); ++r) part.source.replace(r->begin, r->end - r->begin, r->text);
+}
+
+}  // namespace
+
+void put_in_project_headers(DevicePart& part, const std::string& path, const std::vector<std::string>& options, bool hip) {
+  put_in(part, path, options, hip, {}, {}, 0);
+}
+
+}  // namespace hk

@@ -1,0 +1,40 @@
+// What cub's block and warp collectives share on the host backend: the operators, the algorithm
+// names (which change nothing on a CPU) and a typed view of a TempStorage's bytes.
+#pragma once
+
+namespace cub {
+
+struct Sum {
+  template <class T> __host__ __device__ T operator()(const T& a, const T& b) const { return a + b; }
+};
+struct Max {
+  template <class T> __host__ __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+struct Min {
+  template <class T> __host__ __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
+
+namespace hk_detail {
+
+inline int linear_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+// N values of T in shared memory, as raw bytes so that T needs no default constructor.
+template <class T, int N>
+struct Slots {
+  alignas(T) unsigned char bytes[sizeof(T) * N];
+  T& operator[](int i) { return reinterpret_cast<T*>(bytes)[i]; }
+};
+
+// Folds items[0..n) with op, in order.
+template <class T, int N, class Op>
+T fold(const T (&items)[N], Op op) {
+  T acc = items[0];
+  for (int i = 1; i < N; ++i) acc = op(acc, items[i]);
+  return acc;
+}
+
+}  // namespace hk_detail
+}  // namespace cub
