@@ -82,7 +82,7 @@ floor=$(python3 -c "print(f'{$kernel_s + $starts:.2f}')")
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 
 {
-  echo "# hkcheck speed on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$gpus, $(nproc) cores, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# hkcheck speed on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$gpus, $(nproc) cores, ${HKCHECK_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   printf 'cold --all (empty caches)     %8.2f s   (Σ reference %s s, Σ inputs %s s, Σ compile %s s)\n' "$cold" "$(sum_of cold reference)" "$(sum_of cold inputs)" "$(sum_of cold compile)"
   printf 'warm --all                    %8.2f s   (Σ reference %s s, %s references read back; %s)\n' "$warm" "$(sum_of warm reference)" "$(cached_refs warm)" "$(same cold warm)"
   printf '%s' "$rerun_rows"
