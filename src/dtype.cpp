@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "first_touch.h"
+#include "fp4_codec.h"
 #include "parallel_for.h"
 #include "prelude/hk_minifloat.h"
 
@@ -142,9 +143,13 @@ void encode(DType t, double v, void* dst) {
     *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(hk_encode_e8m0<double>(v));
     return;
   }
+  if (t == DType::fp4e2m1) {
+    *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(fp4_encode(v));
+    return;
+  }
   if (const HkFloatFormat* f = minifloat(t)) {
     unsigned bits = 0;
-    if (t == DType::fp4e2m1 || !encode_normal_fast(v, *f, &bits)) bits = hk_encode_float<double>(v, *f);
+    if (!encode_normal_fast(v, *f, &bits)) bits = hk_encode_float<double>(v, *f);
     if (dtype_size(t) == 2) {
       const uint16_t b = static_cast<uint16_t>(bits);
       std::memcpy(dst, &b, 2);
@@ -171,7 +176,7 @@ void encode(DType t, double v, void* dst) {
 
 double decode(DType t, const void* src) {
   if (t == DType::e8m0) return hk_decode_e8m0<double>(*static_cast<const uint8_t*>(src));
-  if (t == DType::fp4e2m1) return hk_decode_float<double>(*static_cast<const uint8_t*>(src) & 0xFu, HK_FMT_E2M1);
+  if (t == DType::fp4e2m1) return fp4_decode(*static_cast<const uint8_t*>(src));
   if (const double* table = decode_table(t)) {
     if (dtype_size(t) == 2) {
       uint16_t b;
