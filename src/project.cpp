@@ -33,6 +33,10 @@ ProjectPaths find_project(const std::string& root_flag, const std::string& manif
   return at(".");
 }
 
+std::string project_folder(const ProjectPaths& p) {
+  return !p.root.empty() ? p.root : fs::path(p.manifests).lexically_normal().parent_path().string();
+}
+
 LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes) {
   LoadedManifests out;
   std::map<std::string, std::string> kernel_home;
