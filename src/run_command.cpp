@@ -50,7 +50,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.worker_args.insert(o.worker_args.end(), {"--project-root", absolute_project_folder(sel)});
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
   o.references = build_references(sel.selection.kernels, sel.references,
-                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
+                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
+                                   absolute_project_folder(sel)});
   o.jobs = s.jobs;
   o.reference_cache = !s.no_ref_cache;
   o.max_fail = s.exit_first ? 1 : s.max_fail;

@@ -1,6 +1,7 @@
 # The compile cache serves the same project cloned into another folder (as CI clones it on
-# every run and keeps only the cache): a copy's run and compile-only read every compile back, the
-# compiler's log names the copy's files, and a header changed in the copy is compiled again.
+# every run and keeps only the cache): a copy's run and compile-only read every compile back, and
+# its reference library, the compiler's log names the copy's files, and a header changed in the
+# copy is compiled again.
 #   cmake -DHKCHECK=... -DPROJECT=examples/kernel_project -DOUT=... [-DARCH=sm_90] -P moved_project_cache.cmake
 file(REMOVE_RECURSE "${OUT}")
 set(kernels example_silu_and_mul example_gelu_tanh_and_mul_f32)
@@ -28,6 +29,7 @@ function(run_in folder name)
   set(${name}_hits ${n_hits} PARENT_SCOPE)
   set(${name}_misses ${n_misses} PARENT_SCOPE)
   set(${name}_doc "${doc}" PARENT_SCOPE)
+  set(${name}_err "${err}" PARENT_SCOPE)
 endfunction()
 
 # The log kept with a compile names the folder that reads it.
@@ -58,6 +60,12 @@ file(COPY ${OUT}/a/ DESTINATION ${OUT}/b)
 run_in(b run-b --backend host)
 expect(run-b ${cases} 0)
 log_names_folder(run-b b a)
+# The project's reference library, built by the first clone, serves the copy too.
+string(FIND "${run-a_err}" "reference file(s)" built_in_a)
+string(FIND "${run-b_err}" "reference file(s)" built_in_b)
+if(built_in_a EQUAL -1 OR NOT built_in_b EQUAL -1)
+  message(FATAL_ERROR "the reference library should be compiled in a only:\n${run-a_err}\n${run-b_err}")
+endif()
 
 if(ARCH)
   run_in(a compile-a --compile-only --arch ${ARCH})
