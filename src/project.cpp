@@ -34,7 +34,10 @@ ProjectPaths find_project(const std::string& root_flag, const std::string& manif
 }
 
 std::string project_folder(const ProjectPaths& p) {
-  return !p.root.empty() ? p.root : fs::path(p.manifests).lexically_normal().parent_path().string();
+  if (!p.root.empty()) return p.root;
+  fs::path m = fs::path(p.manifests).lexically_normal();
+  if (!m.has_filename()) m = m.parent_path();  // "manifests/"
+  return m.has_parent_path() ? m.parent_path().string() : ".";
 }
 
 LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes) {
