@@ -25,10 +25,12 @@ std::string seal_cache_entry(const std::string& key, const std::string& binary) 
 
 // A cache entry holds the binary, what its entries resolved to and the compiler's log (its
 // warnings; on NVIDIA the figures --compile-only reads): a line of JSON, then the bytes.
-std::string cache_entry(const CompileOutput& out) {
-  return nlohmann::json{{"symbols", out.symbols}, {"entry_errors", out.entry_errors}, {"log", out.log}}.dump() + "\n" + out.binary;
+// The log's paths inside the project are kept relative to its root and read back in the reader's.
+std::string cache_entry(const CompileOutput& out, const RootRelative& root) {
+  return nlohmann::json{{"symbols", out.symbols}, {"entry_errors", out.entry_errors}, {"log", root.without_root(out.log)}}.dump() + "\n" +
+         out.binary;
 }
-std::optional<CompileOutput> cached_output(const std::string& entry) {
+std::optional<CompileOutput> cached_output(const std::string& entry, const RootRelative& root) {
   const size_t nl = entry.find('\n');
   if (nl == std::string::npos) return std::nullopt;
   CompileOutput out{true, entry.substr(nl + 1), "", {}, {}};
@@ -36,7 +38,7 @@ std::optional<CompileOutput> cached_output(const std::string& entry) {
     const nlohmann::json head = nlohmann::json::parse(entry.substr(0, nl));
     out.symbols = head.at("symbols").get<std::map<std::string, std::string>>();
     out.entry_errors = head.at("entry_errors").get<std::map<std::string, std::string>>();
-    out.log = head.value("log", "");  // entries written before the log was kept have none
+    out.log = root.with_root(head.value("log", ""));  // entries written before the log was kept have none
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -90,10 +92,12 @@ CompileOutput CompileCache::get(const std::string& compiler, const std::string& 
 
 CompileOutput CompileCache::get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
                                       const std::vector<std::string>& header_dirs, bool* cached, std::string* key_out) {
+  // Every path as the root sees it; the headers' and the source's contents themselves.
   std::string key_text = key_head;
-  for (const auto& o : q.options) key_text += o + "\n";
+  for (const auto& o : q.options) key_text += root_.option(o) + "\n";
   for (const auto& e : q.entries) key_text += "entry " + e + "\n";
-  key_text += header_fingerprint(header_dirs) + "\n" + q.source_name + "\n" + q.source;
+  for (const auto& d : header_dirs) key_text += "headers " + root_.path(d) + "\n";
+  key_text += header_fingerprint(header_dirs) + "\n" + root_.path(q.source_name) + "\n" + q.source;
   const std::string key = fmt::format("{:016x}", fnv1a(key_text));
   if (key_out) *key_out = key;
   *cached = true;
@@ -106,7 +110,7 @@ CompileOutput CompileCache::get_keyed(const std::string& key_head, const std::st
       ss << in.rdbuf();
       // A torn, altered or misplaced entry (a full disk, a killed writer, a copy) is compiled again, never loaded.
       if (auto entry = unseal_cache_entry(ss.str(), key)) {
-        if (auto out = cached_output(*entry)) return memory_[key] = std::move(*out);
+        if (auto out = cached_output(*entry, root_)) return memory_[key] = std::move(*out);
       }
       note_cache_repair(fmt::format("the cached compile {} was damaged or sealed for another compile: it was compiled again", file));
     }
@@ -117,7 +121,7 @@ CompileOutput CompileCache::get_keyed(const std::string& key_head, const std::st
   if (out.ok && !file.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
-    write_file_atomic(file, seal_cache_entry(key, cache_entry(out)), nullptr);  // best effort: a cache that cannot be written only costs time
+    write_file_atomic(file, seal_cache_entry(key, cache_entry(out, root_)), nullptr);  // best effort: a cache that cannot be written only costs time
   }
   return out;
 }

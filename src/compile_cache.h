@@ -2,6 +2,9 @@
 // keyed by everything that goes into a compile: the compiler and its target, the prelude, the
 // options, the entries, the headers the source may include and the source itself. A run's
 // workers and --compile-only's compile workers both keep their compiles here.
+// Paths inside the project's root count relative to it, in the key and in the kept log, so the
+// same project cloned into another folder reads the same entries (CI). A kept binary's __FILE__
+// still names the folder it was compiled in (docs/ci.md, "How long CI takes").
 #pragma once
 
 #include <functional>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "root_relative.h"
 
 namespace hk {
 
@@ -19,7 +23,8 @@ class CompileCache {
   using CompileFn = std::function<CompileOutput(const CompileRequest&)>;
 
   // dir: where compiled binaries are kept between processes; empty for memory only.
-  explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
+  // project_root: the project's folder ("": every path counts as it is, absolute).
+  explicit CompileCache(std::string dir, const std::string& project_root = "") : dir_(std::move(dir)), root_(project_root) {}
   // Returns the output and whether it came from the cache. header_dirs: the folders whose
   // headers the source may include (their contents are part of the key).
   // *key, when given, receives the cache key (for load()).
@@ -39,6 +44,7 @@ class CompileCache {
                           const std::vector<std::string>& header_dirs, bool* cached, std::string* key_out);
 
   std::string dir_;
+  RootRelative root_;
   std::map<std::string, CompileOutput> memory_;
   std::map<std::string, Backend::Kernel> loaded_;
 };

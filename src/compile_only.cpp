@@ -266,6 +266,7 @@ class CompilerProcess {
       if (backend == "hip") argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
       if (opt_.cache_dir.empty()) argv.push_back("--no-cache");
       else argv.insert(argv.end(), {"--cache-dir", opt_.cache_dir});
+      if (!opt_.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt_.project_root});
       const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
       proc_ = std::make_unique<Subprocess>(argv, 3, backend == "hip" ? env : std::vector<std::string>{});
       std::string line;

@@ -25,6 +25,7 @@ struct CompileOnlyOptions {
   // hkcheck's cache folder, "" with --no-cache. hipRTC 6+'s comgr keeps a cache of its own, which
   // makes a repeated compile about 25 times cheaper: it goes in CACHE/comgr, or is off.
   std::string cache_dir;
+  std::string project_root;  // the project's folder: compile cache keys name paths relative to it
 };
 
 // "cuda" for sm_XX, "hip" for gfxXXX, "" for anything else.

@@ -65,7 +65,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   if (!hello.ok) return 0;
   // Which compiler and library: a compile is reused only by the same one (hiprtc_root.h).
   const std::string compiler_name = opt.backend + " " + opt.arch + "\n" + hello.compiler + "\n" + opt.hiprtc_root;
-  CompileCache cache(opt.cache_dir);
+  CompileCache cache(opt.cache_dir, opt.project_root);
   std::string line;
   while (std::getline(std::cin, line)) {
     CompileAnswer res;

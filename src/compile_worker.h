@@ -18,6 +18,7 @@ struct CompileWorkerOptions {
   std::string hiprtc_root = "system";  // which hipRTC compiles gfx targets (hiprtc_root.h)
   int protocol_fd = 3;
   std::string cache_dir;  // where compiles are kept between runs (compile_cache.h); "" for none
+  std::string project_root;  // compile cache keys name paths relative to it
   HostOptions host;
 };
 

@@ -29,12 +29,13 @@ std::string fingerprint_folder(const std::string& dir) {
     if (it->is_regular_file(type_ec) && header_like(it->path())) files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
-  std::string text = dir + "\n";
+  // Names relative to the folder: the same headers in another clone of the project hash the same.
+  std::string text;
   size_t bytes = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     std::error_code e;
     const auto size = fs::file_size(files[i], e);
-    text += files[i].string() + "\n";
+    text += files[i].lexically_relative(dir).string() + "\n";
     if (i < kMaxFingerprintFiles && !e && bytes + size <= kMaxFingerprintBytes) {
       bytes += size;
       try {

@@ -8,9 +8,10 @@
 
 namespace hk {
 
-// Hash of the names and contents of the header-like files (.h .hpp .cuh .hip .inc .inl .cu) under
-// each folder, recursively. Beyond kMaxFingerprintFiles files or bytes in all, the rest count by
-// name, size and modification time only. Remembered per folder for the life of the process.
+// Hash of the names (relative to their folder) and contents of the header-like files (.h .hpp
+// .cuh .hip .inc .inl .cu) under each folder, recursively: where the folder lies does not count.
+// Beyond kMaxFingerprintFiles files or bytes in all, the rest count by name, size and
+// modification time only. Remembered per folder for the life of the process.
 std::string header_fingerprint(const std::vector<std::string>& dirs);
 
 // The hash of one folder as it is now (header_fingerprint remembers these).

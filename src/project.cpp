@@ -33,6 +33,13 @@ ProjectPaths find_project(const std::string& root_flag, const std::string& manif
   return at(".");
 }
 
+std::string project_folder(const ProjectPaths& p) {
+  if (!p.root.empty()) return p.root;
+  fs::path m = fs::path(p.manifests).lexically_normal();
+  if (!m.has_filename()) m = m.parent_path();  // "manifests/"
+  return m.has_parent_path() ? m.parent_path().string() : ".";
+}
+
 LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes) {
   LoadedManifests out;
   std::map<std::string, std::string> kernel_home;

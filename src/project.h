@@ -24,6 +24,9 @@ struct ProjectPaths {
 // inside the repository). Relative paths stay relative.
 ProjectPaths find_project(const std::string& root_flag, const std::string& manifests_flag, const std::string& exe);
 
+// The project's folder: its root, or the folder above its manifests when only those were named.
+std::string project_folder(const ProjectPaths& p);
+
 struct LoadedManifests {
   std::vector<KernelSpec> kernels;          // every valid kernel, file_entries linked
   std::vector<std::string> errors;          // one line each, naming the file and the field

@@ -17,6 +17,7 @@
 #include "file_util.h"
 #include "fnv1a.h"
 #include "header_fingerprint.h"
+#include "root_relative.h"
 #include "runtime_references.h"
 
 #ifndef HKCHECK_EIGEN_INCLUDE
@@ -88,15 +89,22 @@ struct ContextObject {
   std::string path;
 };
 
-ContextObject context_object(const std::string& builtin, const std::string& folder) {
+// A command as a cache key: paths inside the project relative to its root, so that a clone of
+// the project in another folder (CI) finds the libraries an earlier clone built.
+std::string command_key(const std::vector<std::string>& argv, const RootRelative& root) {
+  std::string key;
+  for (const std::string& a : argv) key += (a.rfind('-', 0) == 0 ? root.option(a) : root.path(a)) + "\n";
+  return key;
+}
+
+ContextObject context_object(const std::string& builtin, const std::string& folder, const RootRelative& root) {
   const std::string source = builtin + "/reference_context.cpp";
   ContextObject c;
   c.argv = {compiler().path};
   c.argv.insert(c.argv.end(), kFlags.begin(), kFlags.end());
   c.argv.insert(c.argv.end(), {"-I" + builtin, "-isystem", eigen_include(), "-c", source});
   std::string key = compiler().version + "\n" + eigen_include() + "\n" + read_file(source, "reference runtime") + "\n" +
-                    fingerprint_folder(builtin);
-  for (const std::string& a : c.argv) key += a + "\n";
+                    fingerprint_folder(builtin) + "\n" + command_key(c.argv, root);
   c.path = fmt::format("{}/reference_context-{:016x}.o", folder, fnv1a(key));
   return c;
 }
@@ -123,12 +131,14 @@ struct BuildSetting {
   std::string builtin, folder;
   ContextObject context;
   double limit_s = 0;
+  RootRelative root;
 };
 
 BuildSetting build_setting(const ReferenceBuildOptions& opt) {
-  BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {}, opt.time_limit_s};
+  BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {}, opt.time_limit_s,
+                 RootRelative(opt.project_root)};
   fs::create_directories(b.folder);
-  b.context = context_object(b.builtin, b.folder);
+  b.context = context_object(b.builtin, b.folder, b.root);
   return b;
 }
 
@@ -142,8 +152,7 @@ LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
   p.argv.insert(p.argv.end(), {"-shared", "-I" + own_dir, "-I" + builtin, "-isystem", eigen_include(), file, p.context.path});
   // The context object's name is the hash of its own inputs, so argv covers it.
   std::string key = compiler().version + "\n" + eigen_include() + "\n" + read_file(file, "reference source") + "\n" +
-                    fingerprint_folder(own_dir) + "\n" + fingerprint_folder(builtin);
-  for (const std::string& a : p.argv) key += a + "\n";
+                    fingerprint_folder(own_dir) + "\n" + fingerprint_folder(builtin) + "\n" + command_key(p.argv, b.root);
   p.path = fmt::format("{}/{}-{:016x}.so", folder, fs::path(file).stem().string(), fnv1a(key));
   return p;
 }

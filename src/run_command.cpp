@@ -36,6 +36,9 @@ namespace {
 namespace fs = std::filesystem;
 using CaseKey = std::pair<std::string, std::string>;  // kernel, case
 
+// Absolute: the paths a compile cache key names count relative to it in any worker.
+std::string absolute_project_folder(const SelectedCases& sel) { return fs::absolute(project_folder(sel.project)).lexically_normal().string(); }
+
 }  // namespace
 
 RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
@@ -44,9 +47,11 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                 std::to_string(worker_cpu_threads())},
                s.repeat};
   if (s.host.races) o.worker_args.push_back("--races");
+  o.worker_args.insert(o.worker_args.end(), {"--project-root", absolute_project_folder(sel)});
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
   o.references = build_references(sel.selection.kernels, sel.references,
-                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout});
+                                  {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
+                                   absolute_project_folder(sel)});
   o.jobs = s.jobs;
   o.reference_cache = !s.no_ref_cache;
   o.max_fail = s.exit_first ? 1 : s.max_fail;
@@ -417,7 +422,8 @@ int compile_only_mode(Settings& s) {
   RunInfo info = run_info(s.argv, sel->loaded.errors);
   info.spec = spec_from_settings(s, sel->seeds, sel->project.references);
   const int rc = compile_only_command(sel->selection.kernels,
-                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host, s.hiprtc_root, s.cache_dir},
+                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host, s.hiprtc_root,
+                                                         s.cache_dir, absolute_project_folder(*sel)},
                                       info, s.report);
   return rc != kExitOk ? rc : sel->loaded.errors.empty() ? kExitOk : kExitUsage;
 }

@@ -42,6 +42,7 @@ struct ReferenceBuildOptions {
   std::string runtime_dir;  // reference.h and reference_context.cpp ("": builtin_references_dir())
   int jobs = 1;             // compiles at once
   double time_limit_s = host::kDefaultCompileLimitSeconds;  // per compile; 0: none
+  std::string project_root;  // paths inside it count relative to it in the libraries' keys ("": as they are)
 };
 
 struct ReferenceLibrary {

@@ -89,7 +89,7 @@ int run_worker(const WorkerOptions& opt) {
   hello.device = dev;
   chan.send(hello);
 
-  CompileCache cache(opt.cache_dir);
+  CompileCache cache(opt.cache_dir, opt.project_root);
   // Without a cache folder (--no-cache) references are computed every time.
   std::optional<ReferenceCache> references;
   if (!opt.cache_dir.empty()) references.emplace(reference_cache_folder(opt.cache_dir), reference_cache_bound());

@@ -22,6 +22,7 @@ struct WorkerOptions {
   int device = 0;
   int protocol_fd = kWorkerProtocolFd;
   std::string cache_dir;
+  std::string project_root;  // compile cache keys name paths relative to it (compile_cache.h)
   HostOptions host;
   int cpu_threads = 1;  // for the data-parallel loops of a case (parallel_for.h)
   bool resume_stopped_parent = false;  // hkcheck has no terminal: SIGCONT it when found stopped

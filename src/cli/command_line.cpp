@@ -200,6 +200,7 @@ void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, 
   app.add_flag("--worker", worker, "Internal: run as a worker process")->group("");
   app.add_option("--protocol-fd", s.protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", s.worker_exe, "Internal: the program started as the worker (tests)")->group("");
+  app.add_option("--project-root", s.project_root, "Internal: the folder compile cache keys name paths relative to")->group("");
   app.add_flag("--resume-stopped-parent", s.resume_stopped_parent, "Internal: a worker resumes its stopped parent")->group("");
   app.add_option("--cpu-threads", s.cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
 }
@@ -284,9 +285,7 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
 
 // hkcheck.json of the project the command line names or the current folder is in.
 std::string config_file_of(const Settings& s) {
-  const ProjectPaths p = find_project(s.root_dir, s.manifest_dir, s.self_exe);
-  const std::filesystem::path root = !p.root.empty() ? std::filesystem::path(p.root) : std::filesystem::path(p.manifests).parent_path();
-  return (root / kConfigFileName).string();
+  return (std::filesystem::path(project_folder(find_project(s.root_dir, s.manifest_dir, s.self_exe))) / kConfigFileName).string();
 }
 
 }  // namespace

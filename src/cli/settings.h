@@ -54,6 +54,7 @@ struct Settings {
   std::string root_dir, manifest_dir;
   std::string backend = "auto";
   std::string cache_dir;  // "" with --no-cache
+  std::string project_root;  // workers: the project's folder, which compile cache keys are relative to
   std::string tier = "auto";
   std::string resume_dir;
   std::string isolation = "worker";
