@@ -110,6 +110,9 @@ for stage in "$@"; do
       ldconfig -p | grep -Eq "libclang(-[0-9]+)?\.so\.[0-9]+ " || filter="-ClangTokens.*:MutationOperators.*:Mutant.*:DevicePart.*:KernelFileCompile.*"
       build-gpu/tests/hkcheck_tests --gtest_brief=1 --gtest_filter="$filter" >"$out/unit_tests.log" 2>&1
       tail -3 "$out/unit_tests.log"
+      # The host isolation tests need a process with no GPU library's threads: alone, afresh.
+      build-gpu/tests/hkcheck_tests --gtest_brief=1 --gtest_filter="HostIsolation.*" >"$out/unit_tests_host_isolation.log" 2>&1
+      tail -2 "$out/unit_tests_host_isolation.log"
       ;;
     bench)
       PYTHONUNBUFFERED=1 python3 bench/overhead.py --hkcheck build-gpu/hkcheck --keep "$out/bench" --torch 2>&1 | tee "$out/bench.txt"
