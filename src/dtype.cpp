@@ -81,6 +81,7 @@ const double* decode_table(DType t) {
     case DType::bf16: { static const std::vector<double> table = build(t); return table.data(); }
     case DType::fp8e4m3: { static const std::vector<double> table = build(t); return table.data(); }
     case DType::fp8e5m2: { static const std::vector<double> table = build(t); return table.data(); }
+    case DType::fp4e2m1: { static const std::vector<double> table = build(t); return table.data(); }
     default: return nullptr;
   }
 }
@@ -176,7 +177,7 @@ void encode(DType t, double v, void* dst) {
 
 double decode(DType t, const void* src) {
   if (t == DType::e8m0) return hk_decode_e8m0<double>(*static_cast<const uint8_t*>(src));
-  if (t == DType::fp4e2m1) return fp4_decode(*static_cast<const uint8_t*>(src));
+  if (t == DType::fp4e2m1) return decode_table(t)[*static_cast<const uint8_t*>(src) & 0xFu];  // the low nibble
   if (const double* table = decode_table(t)) {
     if (dtype_size(t) == 2) {
       uint16_t b;

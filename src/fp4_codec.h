@@ -1,8 +1,8 @@
 #pragma once
-// fp4 e2m1 without the generic minifloat path: its 16 values make rounding a handful of
-// comparisons and decoding a table lookup. Bit for bit what hk_encode_float / hk_decode_float
-// give for HK_FMT_E2M1 (tests/fp4_codec_test.cpp checks it over a sweep of doubles), at a small
-// part of their cost: a MoE case packs half a billion weights.
+// fp4 e2m1 rounding without the generic minifloat path: its 16 values make rounding a handful of
+// comparisons. Bit for bit what hk_encode_float gives for HK_FMT_E2M1 (tests/fp4_codec_test.cpp
+// checks it over a sweep of doubles), at a small part of its cost: a MoE case packs half a
+// billion weights. Decoding is dtype.cpp's decode table, as for the other small formats.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,12 +20,6 @@ inline unsigned fp4_encode(double v) {
   const unsigned code = (a > 0.25) + (a >= 0.75) + (a > 1.25) + (a >= 1.75) + (a > 2.5) + (a >= 3.5) + (a > 5.0);
   const bool nan = a != a;
   return nan ? 0x7u : (sign | code);
-}
-
-inline double fp4_decode(unsigned code) {
-  static constexpr double kValues[16] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
-                                         -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0};
-  return kValues[code & 0xFu];
 }
 
 }  // namespace hk
