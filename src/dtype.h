@@ -51,6 +51,12 @@ std::vector<uint8_t> poisoned_buffer(DType t, int64_t numel);
 // Whether element i of a tensor's device bytes still holds the poison (of its whole unit).
 bool is_poison_element(DType t, const uint8_t* data, int64_t i);
 
+// Elements [first, first + n) of a tensor's device bytes, with one dtype dispatch for the whole
+// run: what the big loops (packing, unpacking, generating straight into bytes) use. Bit for bit
+// encode_element / decode_element. For a packed dtype an odd `first` or end touches only its nibble.
+void encode_elements(DType t, const double* values, int64_t n, uint8_t* data, int64_t first);
+void decode_elements(DType t, const uint8_t* data, int64_t first, int64_t n, double* out);
+
 // Host-side tensor data in the device's byte layout. unpack of a packed type yields every
 // nibble (an even count); callers that know numel drop the padding nibble.
 std::vector<uint8_t> pack(DType t, const std::vector<double>& values);

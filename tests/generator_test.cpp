@@ -152,6 +152,30 @@ TEST(Generator, InputsAreTheRoundedStreamWhateverTheThreadCount) {
   set_parallel_threads(1);
 }
 
+// What the kernel is given: generate_packed's bytes are the rounded values encoded one element
+// at a time, for every kind and dtype, an odd count (a half-filled fp4 byte) and any thread count.
+TEST(Generator, PackedInputsAreTheRoundedValuesInDeviceBytes) {
+  const int64_t n = 2 * kElementChunk + 4097;
+  const std::vector<GeneratorPlan> plans = {{"normal", {{"std", 3}}}, {"uniform", {{"low", -7}, {"high", 7}}},
+                                            {"int", {{"low", -300}, {"high", 300}}}, {"arange", {{"step", 0.37}, {"mod", 5}}},
+                                            {"constant", {{"value", 1.0 / 3}}}, {"permutation", {}}};
+  const DType dtypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::fp8e4m3, DType::fp8e5m2, DType::fp4e2m1,
+                          DType::e8m0, DType::i8, DType::u8, DType::i32, DType::i64, DType::u32};
+  for (const GeneratorPlan& g : plans)
+    for (const DType dtype : dtypes) {
+      set_parallel_threads(1);
+      std::vector<double> values(static_cast<size_t>(n));
+      generate_into(g, dtype, n, 11, values.data());
+      std::vector<uint8_t> expected(storage_bytes(dtype, n), 0);
+      for (int64_t i = 0; i < n; ++i) encode_element(dtype, values[static_cast<size_t>(i)], expected.data(), i);
+      for (int threads : {1, 3}) {
+        set_parallel_threads(threads);
+        EXPECT_EQ(generate_packed(g, dtype, n, 11), expected) << g.kind << " " << dtype_name(dtype) << " on " << threads << " threads";
+      }
+    }
+  set_parallel_threads(1);
+}
+
 }  // namespace
 }  // namespace hk
 
