@@ -1,5 +1,6 @@
 #include "dtype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -252,6 +253,28 @@ double ulp_at(DType t, double v) {
   if (e < emin) e = emin;
   if (e > emax) e = emax;
   return std::ldexp(1.0, e - mbits);
+}
+
+UlpOf::UlpOf(DType t) : t_(t), float_(is_float(t) && t != DType::e8m0) {
+  if (!float_) return;
+  // ulp_at's own figures, read back from it: 1's ulp gives the mantissa bits, the ulps of 0 and
+  // of Inf the exponent range.
+  mbits_ = -std::ilogb(ulp_at(t, 1.0));
+  emin_ = std::ilogb(ulp_at(t, 0.0)) + mbits_;
+  emax_ = std::ilogb(ulp_at(t, INFINITY)) + mbits_;
+}
+
+double UlpOf::operator()(double v) const {
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  const int biased = static_cast<int>((b >> 52) & 0x7FF);
+  if (!float_ || biased == 0 || biased == 0x7FF) return ulp_at(t_, v);  // zero, subnormal, Inf, NaN
+  const int e = std::clamp(biased - 1023, emin_, emax_) - mbits_;
+  if (e < -1022) return ulp_at(t_, v);  // an ulp that is itself subnormal (f64 near its bottom)
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+  double u;
+  std::memcpy(&u, &bits, 8);
+  return u;
 }
 
 namespace {

@@ -40,6 +40,19 @@ void encode_element(DType t, double v, uint8_t* data, int64_t i);
 // distance to the next larger scale.
 double ulp_at(DType t, double v);
 
+// ulp_at(t, v) for many values of one dtype, as comparisons need it for every element: the
+// dtype's limits read once, v's exponent read from its bits. The same power of two.
+class UlpOf {
+ public:
+  explicit UlpOf(DType t);
+  double operator()(double v) const;
+
+ private:
+  DType t_;
+  bool float_;
+  int mbits_ = 0, emin_ = 0, emax_ = 0;
+};
+
 // A pattern written into outputs before a launch, chosen so a value the kernel never wrote can
 // be told apart (a NaN with a payload for floats, an unlikely value for integers).
 // Both work on one storage unit (dtype_size bytes). fp4e2m1 has no NaN: its poison is the byte

@@ -156,6 +156,26 @@ TEST(Dtype, SpanCodecsAreTheElementCodecs) {
   }
 }
 
+// The comparisons' per-element ulp is ulp_at's, for every dtype, over zeros, subnormals, the
+// formats' limits, Inf, NaN and random values over the whole double range.
+TEST(Dtype, UlpOfIsUlpAt) {
+  std::vector<double> v = {0.0, -0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1e-45, 6e-8, 1.0, -1.5, 448.0, 65504.0,
+                           3.4e38, 1.7e308, INFINITY, -INFINITY, NAN};
+  uint64_t state = 7;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(std::ldexp(static_cast<double>(state >> 11) * 0x1.0p-53, static_cast<int>(state % 2100) - 1070));
+  }
+  for (int t = 0; t <= static_cast<int>(DType::u16); ++t) {
+    const DType d = static_cast<DType>(t);
+    const UlpOf ulp_of(d);
+    for (const double x : v) {
+      const double a = ulp_of(x), b = ulp_at(d, x);
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << dtype_name(d) << " at " << x << ": " << a << " != " << b;
+    }
+  }
+}
+
 TEST(Dtype, PackUnpackRoundTrip) {
   const std::vector<double> v = {1.0, -2.5, 0.125, 448.0};
   EXPECT_EQ(unpack(DType::bf16, pack(DType::bf16, v)), v);
