@@ -1,5 +1,6 @@
 #include "dtype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -254,6 +255,28 @@ double ulp_at(DType t, double v) {
   return std::ldexp(1.0, e - mbits);
 }
 
+UlpOf::UlpOf(DType t) : t_(t), float_(is_float(t) && t != DType::e8m0) {
+  if (!float_) return;
+  // ulp_at's own figures, read back from it: 1's ulp gives the mantissa bits, the ulps of 0 and
+  // of Inf the exponent range.
+  mbits_ = -std::ilogb(ulp_at(t, 1.0));
+  emin_ = std::ilogb(ulp_at(t, 0.0)) + mbits_;
+  emax_ = std::ilogb(ulp_at(t, INFINITY)) + mbits_;
+}
+
+double UlpOf::operator()(double v) const {
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  const int biased = static_cast<int>((b >> 52) & 0x7FF);
+  if (!float_ || biased == 0 || biased == 0x7FF) return ulp_at(t_, v);  // zero, subnormal, Inf, NaN
+  const int e = std::clamp(biased - 1023, emin_, emax_) - mbits_;
+  if (e < -1022) return ulp_at(t_, v);  // an ulp that is itself subnormal (f64 near its bottom)
+  const uint64_t bits = static_cast<uint64_t>(e + 1023) << 52;
+  double u;
+  std::memcpy(&u, &bits, 8);
+  return u;
+}
+
 namespace {
 // Poison patterns: quiet NaNs with a payload kernels do not produce, or improbable integers.
 uint64_t poison_bits(DType t) {
@@ -304,11 +327,109 @@ bool is_poison_element(DType t, const uint8_t* data, int64_t i) {
   return is_poison(t, data + (is_packed(t) ? static_cast<size_t>(i / 2) : static_cast<size_t>(i) * dtype_size(t)));
 }
 
+namespace {
+
+template <typename T>
+void encode_as(const double* v, int64_t n, uint8_t* dst) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = static_cast<T>(v[i]);
+    std::memcpy(dst + i * static_cast<int64_t>(sizeof(T)), &x, sizeof(T));
+  }
+}
+
+template <typename T>
+void decode_as(const uint8_t* src, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, src + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    out[i] = static_cast<double>(x);
+  }
+}
+
+template <typename Bits>
+void encode_minifloat(const HkFloatFormat& f, const double* v, int64_t n, uint8_t* dst) {
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned bits = 0;
+    if (!encode_normal_fast(v[i], f, &bits)) bits = hk_encode_float<double>(v[i], f);
+    const Bits b = static_cast<Bits>(bits);
+    std::memcpy(dst + i * static_cast<int64_t>(sizeof(Bits)), &b, sizeof(Bits));
+  }
+}
+
+template <typename Bits>
+void decode_table_as(const double* table, const uint8_t* src, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, src + i * static_cast<int64_t>(sizeof(Bits)), sizeof(Bits));
+    out[i] = table[b];
+  }
+}
+
+// The fp4 pairs [first, first + n) with first even; an odd last element sets its low nibble only.
+void encode_fp4_pairs(const double* v, int64_t n, uint8_t* data, int64_t first) {
+  uint8_t* dst = data + first / 2;
+  int64_t i = 0;
+  for (; i + 1 < n; i += 2) dst[i / 2] = static_cast<uint8_t>(fp4_encode(v[i]) | (fp4_encode(v[i + 1]) << 4));
+  if (i < n) dst[i / 2] = static_cast<uint8_t>((dst[i / 2] & 0xF0u) | fp4_encode(v[i]));
+}
+
+}  // namespace
+
+void encode_elements(DType t, const double* v, int64_t n, uint8_t* data, int64_t first) {
+  if (n <= 0) return;
+  if (is_packed(t)) {
+    if (first % 2 != 0) {  // the odd head shares its byte with the element before it
+      encode_element(t, v[0], data, first);
+      ++v, --n, ++first;
+    }
+    encode_fp4_pairs(v, n, data, first);
+    return;
+  }
+  uint8_t* dst = data + static_cast<size_t>(first) * dtype_size(t);
+  if (const HkFloatFormat* f = minifloat(t)) {
+    if (dtype_size(t) == 2) encode_minifloat<uint16_t>(*f, v, n, dst);
+    else encode_minifloat<uint8_t>(*f, v, n, dst);
+    return;
+  }
+  switch (t) {
+    case DType::f32: encode_as<float>(v, n, dst); return;
+    case DType::f64: encode_as<double>(v, n, dst); return;
+    default:  // integers clamp, e8m0 rounds to a power of two: the element-wise path
+      for (int64_t i = 0; i < n; ++i) encode(t, v[i], dst + static_cast<size_t>(i) * dtype_size(t));
+  }
+}
+
+void decode_elements(DType t, const uint8_t* data, int64_t first, int64_t n, double* out) {
+  if (n <= 0) return;
+  if (is_packed(t)) {
+    const double* table = decode_table(t);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t e = first + i;
+      out[i] = table[(data[e / 2] >> (4 * (e % 2))) & 0xFu];
+    }
+    return;
+  }
+  const uint8_t* src = data + static_cast<size_t>(first) * dtype_size(t);
+  if (const double* table = decode_table(t)) {
+    if (dtype_size(t) == 2) decode_table_as<uint16_t>(table, src, n, out);
+    else decode_table_as<uint8_t>(table, src, n, out);
+    return;
+  }
+  switch (t) {
+    case DType::f32: decode_as<float>(src, n, out); return;
+    case DType::f64: decode_as<double>(src, n, out); return;
+    case DType::i32: decode_as<int32_t>(src, n, out); return;
+    case DType::i64: decode_as<int64_t>(src, n, out); return;
+    default:
+      for (int64_t i = 0; i < n; ++i) out[i] = decode(t, src + static_cast<size_t>(i) * dtype_size(t));
+  }
+}
+
 std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
   std::vector<uint8_t> out = touched_vector<uint8_t>(storage_bytes(t, static_cast<int64_t>(values.size())));  // padding nibble 0
   // Chunks are of an even length, so two fp4 values sharing a byte are packed by one thread.
   parallel_chunks(static_cast<int64_t>(values.size()), kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) encode_element(t, values[static_cast<size_t>(i)], out.data(), i);
+    encode_elements(t, values.data() + begin, end - begin, out.data(), begin);
   });
   return out;
 }
@@ -316,7 +437,7 @@ std::vector<uint8_t> pack(DType t, const std::vector<double>& values) {
 std::vector<double> unpack(DType t, const std::vector<uint8_t>& bytes) {
   const int64_t n = static_cast<int64_t>(is_packed(t) ? bytes.size() * 2 : bytes.size() / dtype_size(t));
   std::vector<double> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = decode_element(t, bytes.data(), i);
+  decode_elements(t, bytes.data(), 0, n, out.data());
   return out;
 }
 

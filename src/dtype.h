@@ -40,6 +40,19 @@ void encode_element(DType t, double v, uint8_t* data, int64_t i);
 // distance to the next larger scale.
 double ulp_at(DType t, double v);
 
+// ulp_at(t, v) for many values of one dtype, as comparisons need it for every element: the
+// dtype's limits read once, v's exponent read from its bits. The same power of two.
+class UlpOf {
+ public:
+  explicit UlpOf(DType t);
+  double operator()(double v) const;
+
+ private:
+  DType t_;
+  bool float_;
+  int mbits_ = 0, emin_ = 0, emax_ = 0;
+};
+
 // A pattern written into outputs before a launch, chosen so a value the kernel never wrote can
 // be told apart (a NaN with a payload for floats, an unlikely value for integers).
 // Both work on one storage unit (dtype_size bytes). fp4e2m1 has no NaN: its poison is the byte
@@ -50,6 +63,12 @@ bool is_poison(DType t, const void* src);
 std::vector<uint8_t> poisoned_buffer(DType t, int64_t numel);
 // Whether element i of a tensor's device bytes still holds the poison (of its whole unit).
 bool is_poison_element(DType t, const uint8_t* data, int64_t i);
+
+// Elements [first, first + n) of a tensor's device bytes, with one dtype dispatch for the whole
+// run: what the big loops (packing, unpacking, generating straight into bytes) use. Bit for bit
+// encode_element / decode_element. For a packed dtype an odd `first` or end touches only its nibble.
+void encode_elements(DType t, const double* values, int64_t n, uint8_t* data, int64_t first);
+void decode_elements(DType t, const uint8_t* data, int64_t first, int64_t n, double* out);
 
 // Host-side tensor data in the device's byte layout. unpack of a packed type yields every
 // nibble (an even count); callers that know numel drop the padding nibble.

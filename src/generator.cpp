@@ -59,60 +59,59 @@ uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::st
   return fnv1a(h, tensor);
 }
 
-void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed, double* v) {
-  // Element-wise kinds fill chunks in parallel (kElementChunk is even: Box-Muller pairs stay whole),
-  // each value rounded to the dtype as it is made: one pass over the memory.
-  auto fill = [&](const std::function<void(int64_t, int64_t)>& range) {
-    parallel_chunks(n, kElementChunk, [&](int64_t, int64_t begin, int64_t end) { range(begin, end); });
-  };
-  auto rounded = [dtype](double x) { return dtype == DType::f64 ? x : round_to_dtype(dtype, x); };
+namespace {
+
+bool element_wise(const GeneratorPlan& g) { return g.kind != "permutation" && g.kind != "values"; }
+
+// The values [begin, end) of an element-wise kind, unrounded, into out[0, end - begin): each a
+// function of its index alone. begin is even, so Box-Muller pairs stay whole.
+void fill_range(const GeneratorPlan& g, uint64_t seed, int64_t begin, int64_t end, double* out) {
+  double* v = out - begin;  // v[i] is element i
   if (g.kind == "normal") {
     const double mean = field(g, "mean", 0), std = field(g, "std", 1);
-    fill([&](int64_t begin, int64_t end) {
-      constexpr int64_t kBatch = 256;  // pairs transformed together (portable_normal.h)
-      double u1[kBatch], u2[kBatch], a[kBatch], b[kBatch];
-      for (int64_t at = begin; at < end; at += 2 * kBatch) {
-        const int64_t pairs = std::min(kBatch, (end - at + 1) / 2);
-        for (int64_t k = 0; k < pairs; ++k) {  // pair k takes draws i and i + 1
-          const uint64_t i = static_cast<uint64_t>(at + 2 * k);
-          u1[k] = uniform01_at(seed, i), u2[k] = uniform01_at(seed, i + 1);
-        }
-        normal_pairs(u1, u2, a, b, static_cast<size_t>(pairs));
-        for (int64_t k = 0; k < pairs; ++k) {
-          const int64_t i = at + 2 * k;
-          v[i] = rounded(mean + std * a[k]);
-          if (i + 1 < n) v[i + 1] = rounded(mean + std * b[k]);
-        }
+    constexpr int64_t kBatch = 256;  // pairs transformed together (portable_normal.h)
+    double u1[kBatch], u2[kBatch], a[kBatch], b[kBatch];
+    for (int64_t at = begin; at < end; at += 2 * kBatch) {
+      const int64_t pairs = std::min(kBatch, (end - at + 1) / 2);
+      for (int64_t k = 0; k < pairs; ++k) {  // pair k takes draws i and i + 1
+        const uint64_t i = static_cast<uint64_t>(at + 2 * k);
+        u1[k] = uniform01_at(seed, i), u2[k] = uniform01_at(seed, i + 1);
       }
-    });
+      normal_pairs(u1, u2, a, b, static_cast<size_t>(pairs));
+      for (int64_t k = 0; k < pairs; ++k) {
+        const int64_t i = at + 2 * k;
+        v[i] = mean + std * a[k];
+        if (i + 1 < end) v[i + 1] = mean + std * b[k];
+      }
+    }
   } else if (g.kind == "uniform") {
     const double lo = field(g, "low", 0), hi = field(g, "high", 1);
-    fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) v[i] = rounded(lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i)));
-    });
+    for (int64_t i = begin; i < end; ++i) v[i] = lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i));
   } else if (g.kind == "int") {
     const double lo = std::ceil(field(g, "low", 0)), hi = std::floor(field(g, "high", 0));
     if (hi < lo) throw std::runtime_error("generator int: high < low");
     const double span = hi - lo + 1;
-    fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        v[i] = rounded(lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1));
-    });
+    for (int64_t i = begin; i < end; ++i)
+      v[i] = lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1);
   } else if (g.kind == "arange") {
     const double start = field(g, "start", 0), step = field(g, "step", 1);
     const bool has_mod = g.fields.count("mod") != 0;
     const double mod = field(g, "mod", 0);
-    fill([&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        double x = start + static_cast<double>(i) * step;
-        if (has_mod && mod != 0) x = std::fmod(x, mod);
-        v[i] = rounded(x);
-      }
-    });
+    for (int64_t i = begin; i < end; ++i) {
+      double x = start + static_cast<double>(i) * step;
+      if (has_mod && mod != 0) x = std::fmod(x, mod);
+      v[i] = x;
+    }
   } else if (g.kind == "constant") {
-    const double c = rounded(field(g, "value", 0));
-    fill([&](int64_t begin, int64_t end) { std::fill(v + begin, v + end, c); });
-  } else if (g.kind == "permutation") {
+    std::fill(out, out + (end - begin), field(g, "value", 0));
+  } else {
+    throw std::runtime_error("unknown generator kind '" + g.kind + "'");
+  }
+}
+
+// Values that need the whole tensor at once (a shuffle, a list), unrounded.
+void fill_whole(const GeneratorPlan& g, int64_t n, uint64_t seed, double* v) {
+  if (g.kind == "permutation") {
     SplitMix64 rng(seed);
     const double start = field(g, "start", 0), step = field(g, "step", 1);
     for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
@@ -120,16 +119,62 @@ void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed
       const int64_t j = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(i + 1));
       std::swap(v[i], v[j]);
     }
-    for (int64_t i = 0; i < n; ++i) v[i] = rounded(v[i]);
-  } else if (g.kind == "values") {
+  } else {
     for (int64_t i = 0; i < n; ++i) {
       const auto it = g.fields.find(values_field(static_cast<size_t>(i)));
       if (it == g.fields.end()) throw std::runtime_error(fmt::format("generator values: no value for element {}", i));
-      v[i] = rounded(it->second);
+      v[i] = it->second;
     }
-  } else {
-    throw std::runtime_error("unknown generator kind '" + g.kind + "'");
   }
+}
+
+// Element-wise kinds run chunk by chunk on parallel_threads(), in batches small enough to stay
+// in cache; fn(batch values, count, first element) takes each batch, unrounded.
+constexpr int64_t kBatch = 2048;  // even
+void for_each_batch(const GeneratorPlan& g, int64_t n, uint64_t seed, const std::function<void(double*, int64_t, int64_t)>& fn) {
+  parallel_chunks(n, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+    double batch[kBatch];
+    for (int64_t at = begin; at < end; at += kBatch) {
+      const int64_t stop = std::min(end, at + kBatch);
+      fill_range(g, seed, at, stop, batch);
+      fn(batch, stop - at, at);
+    }
+  });
+}
+
+}  // namespace
+
+void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed, double* v) {
+  // Rounding is decode(encode(x)) of the dtype, as round_to_dtype, done a batch at a time.
+  auto round_in_place = [dtype](double* values, int64_t count) {
+    if (dtype == DType::f64) return;
+    uint8_t bytes[kBatch * 8];
+    for (int64_t at = 0; at < count; at += kBatch) {
+      const int64_t len = std::min(kBatch, count - at);
+      encode_elements(dtype, values + at, len, bytes, 0);
+      decode_elements(dtype, bytes, 0, len, values + at);
+    }
+  };
+  if (!element_wise(g)) {
+    fill_whole(g, n, seed, v);
+    round_in_place(v, n);
+    return;
+  }
+  for_each_batch(g, n, seed, [&](double* batch, int64_t count, int64_t first) {
+    round_in_place(batch, count);
+    std::copy(batch, batch + count, v + first);
+  });
+}
+
+std::vector<uint8_t> generate_packed(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed) {
+  if (!element_wise(g)) {
+    std::vector<double> v(static_cast<size_t>(n));
+    fill_whole(g, n, seed, v.data());
+    return pack(dtype, v);
+  }
+  std::vector<uint8_t> bytes = touched_vector<uint8_t>(storage_bytes(dtype, n));  // an fp4 padding nibble stays 0
+  for_each_batch(g, n, seed, [&](double* batch, int64_t count, int64_t first) { encode_elements(dtype, batch, count, bytes.data(), first); });
+  return bytes;
 }
 
 std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed) {

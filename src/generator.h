@@ -28,4 +28,8 @@ std::vector<double> generate(const GeneratorPlan& g, int64_t n, uint64_t seed);
 // input holds. Throws std::runtime_error for a plan it cannot make.
 void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed, double* out);
 
+// The same values straight in the dtype's device bytes (what pack(dtype, generate_into(...))
+// gives), without a vector of doubles: the inputs a kernel gets, made in one parallel pass.
+std::vector<uint8_t> generate_packed(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed);
+
 }  // namespace hk

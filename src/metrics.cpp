@@ -47,40 +47,47 @@ struct ChunkStats {
 void compare_chunk(const TensorPlan& t, const std::vector<uint8_t>& got, const std::vector<double>& ref, int64_t begin, int64_t end,
                    std::vector<bool>& bad, ChunkStats& c) {
   const Tolerance& tol = t.tolerance;
-  for (int64_t i = begin; i < end; ++i) {
-    const double r = ref[static_cast<size_t>(i)];
-    const double g = decode_element(t.dtype, got.data(), i);
-    bool ok;
-    // A poison pattern equal to the reference is a right value either way (fp4 has no NaN to
-    // poison with, so its poison is an ordinary pair of values).
-    if (is_poison_element(t.dtype, got.data(), i) && !(g == r || (std::isnan(r) && is_float(t.dtype)))) {
-      ++c.unwritten;
-      ok = false;
-    } else if (!std::isfinite(r)) {
-      ok = (std::isnan(r) && std::isnan(g)) || g == r;  // the same NaN-ness or the same Inf
-    } else if (!std::isfinite(g)) {
-      ++c.nonfinite;
-      ok = false;
-    } else {
-      const double d = std::fabs(g - r);
-      const double ulps = d / ulp_at(t.dtype, r);
-      c.diff_sq += d * d;
-      c.ref_sq += r * r;
-      if (c.worst_flat < 0 || d > c.worst_d) c.worst_flat = i, c.worst_d = d, c.worst_g = g, c.worst_r = r, c.worst_ulps = ulps;
-      if (r != 0) c.max_rel = std::max(c.max_rel, d / std::fabs(r));
-      // Near zero a dtype's ulp shrinks towards its smallest subnormal, so an error far below
-      // atol would read as 1e20 ulps; such elements are judged by atol and left out here.
-      if (d > tol.atol) {
-        c.max_ulps_above = c.any_above_floor ? std::max(c.max_ulps_above, ulps) : ulps;
-        c.any_above_floor = true;
+  const UlpOf ulp_of(t.dtype);
+  constexpr int64_t kBatch = 1024;
+  double decoded[kBatch];
+  for (int64_t at = begin; at < end; at += kBatch) {
+    const int64_t stop = std::min(end, at + kBatch);
+    decode_elements(t.dtype, got.data(), at, stop - at, decoded);
+    for (int64_t i = at; i < stop; ++i) {
+      const double r = ref[static_cast<size_t>(i)];
+      const double g = decoded[i - at];
+      bool ok;
+      // A poison pattern equal to the reference is a right value either way (fp4 has no NaN to
+      // poison with, so its poison is an ordinary pair of values).
+      if (is_poison_element(t.dtype, got.data(), i) && !(g == r || (std::isnan(r) && is_float(t.dtype)))) {
+        ++c.unwritten;
+        ok = false;
+      } else if (!std::isfinite(r)) {
+        ok = (std::isnan(r) && std::isnan(g)) || g == r;  // the same NaN-ness or the same Inf
+      } else if (!std::isfinite(g)) {
+        ++c.nonfinite;
+        ok = false;
+      } else {
+        const double d = std::fabs(g - r);
+        const double ulps = d / ulp_of(r);
+        c.diff_sq += d * d;
+        c.ref_sq += r * r;
+        if (c.worst_flat < 0 || d > c.worst_d) c.worst_flat = i, c.worst_d = d, c.worst_g = g, c.worst_r = r, c.worst_ulps = ulps;
+        if (r != 0) c.max_rel = std::max(c.max_rel, d / std::fabs(r));
+        // Near zero a dtype's ulp shrinks towards its smallest subnormal, so an error far below
+        // atol would read as 1e20 ulps; such elements are judged by atol and left out here.
+        if (d > tol.atol) {
+          c.max_ulps_above = c.any_above_floor ? std::max(c.max_ulps_above, ulps) : ulps;
+          c.any_above_floor = true;
+        }
+        ok = d <= tol.atol + tol.rtol * std::fabs(r) || (tol.ulps > 0 && ulps <= tol.ulps);
+        if (!ok && tol.hard_ulps > 0 && ulps > tol.hard_ulps) ++c.beyond_hard_ulps;
       }
-      ok = d <= tol.atol + tol.rtol * std::fabs(r) || (tol.ulps > 0 && ulps <= tol.ulps);
-      if (!ok && tol.hard_ulps > 0 && ulps > tol.hard_ulps) ++c.beyond_hard_ulps;
-    }
-    if (!ok) {
-      bad[static_cast<size_t>(i)] = true;  // chunks are multiples of 64 elements: no word is shared
-      if (c.first_flat < 0) c.first_flat = i, c.first_g = g, c.first_r = r;
-      ++c.mismatches;
+      if (!ok) {
+        bad[static_cast<size_t>(i)] = true;  // chunks are multiples of 64 elements: no word is shared
+        if (c.first_flat < 0) c.first_flat = i, c.first_g = g, c.first_r = r;
+        ++c.mismatches;
+      }
     }
   }
 }

@@ -84,6 +84,24 @@ CheckPlan plan_check(const CheckSpec& spec, const CasePlan& plan, size_t out, co
   return p;
 }
 
+std::vector<bool> inputs_read_by_checks(const CasePlan& plan) {
+  std::vector<bool> read(plan.tensors.size(), false);
+  auto mark = [&](size_t i) {
+    if (i < plan.tensors.size() && plan.tensors[i].role == Role::in) read[i] = true;
+  };
+  for (const TensorPlan& out : plan.tensors)
+    for (const CheckPlan& c : out.checks) {
+      const CheckRule* rule = find_check_rule(c.rule);
+      for (const CheckField& f : rule ? rule->fields : std::vector<CheckField>{}) {
+        if (f.kind == FieldKind::tensor && c.tensor(f.name) >= 0) mark(static_cast<size_t>(c.tensor(f.name)));
+      }
+      for (const auto& [field, name] : c.text)  // e.g. dequant's `against`: an input or a tensor the reference adds
+        for (size_t i = 0; i < plan.tensors.size(); ++i)
+          if (plan.tensors[i].name == name) mark(i);
+    }
+  return read;
+}
+
 OutputMetrics judge_output(const CheckInput& in) {
   const TensorPlan& t = in.plan.tensors[in.out];
   OutputMetrics m;

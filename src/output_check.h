@@ -74,6 +74,10 @@ std::string check_rule_names(bool compares);
 // Resolves spec for output `out` of plan; throws PlanError naming path and the field.
 CheckPlan plan_check(const CheckSpec& spec, const CasePlan& plan, size_t out, const Params& params, const std::string& path);
 
+// The input tensors (role in, by plan index) some output's rule reads from the reference's
+// context: a field that names a tensor, by index or by name. The rest need not be in double.
+std::vector<bool> inputs_read_by_checks(const CasePlan& plan);
+
 // Judges output `out` by its comparison rule, then by each extra check; pass is output_passes.
 OutputMetrics judge_output(const CheckInput& in);
 

@@ -39,7 +39,8 @@ __attribute__((always_inline)) inline double minus_two_log_inline(double u) {
   const uint64_t mantissa = bits & 0x000FFFFFFFFFFFFFull;
   const uint64_t high = mantissa > 0x6A09E667F3BCCull ? 1 : 0;  // the mantissa bits of sqrt(2)
   const double m = double_of(mantissa | ((1023 - high) << 52));
-  const int64_t e = static_cast<int64_t>((bits >> 52) & 0x7FF) - 1023 + static_cast<int64_t>(high);
+  // 32-bit integers here and below: what vector units convert to and from double.
+  const int32_t e = static_cast<int32_t>((bits >> 52) & 0x7FF) - 1023 + static_cast<int32_t>(high);
   const double s = (m - 1.0) / (m + 1.0), z = s * s;
   // atanh(s) / s = sum z^k / (2k + 1): ten terms leave an error under 1e-16 for z < 0.0295.
   static constexpr double kAtanh[] = {1.0,        1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,
@@ -51,8 +52,9 @@ __attribute__((always_inline)) inline double minus_two_log_inline(double u) {
 __attribute__((always_inline)) inline void cos_sin_turn_inline(double t, double* c, double* s) {
   // 2 pi t = q pi/2 + y with q the nearest quarter turn and |y| <= pi/4 (4t and 4t - q are exact).
   const double quarters = 4.0 * t;
-  const uint64_t q = static_cast<uint64_t>(quarters + 0.5);  // t >= 0: truncation rounds down
-  const double y = (quarters - static_cast<double>(q)) * kHalfPi, z = y * y;
+  const int32_t quarter = static_cast<int32_t>(quarters + 0.5);  // t >= 0: truncation rounds down
+  const uint64_t q = static_cast<uint64_t>(quarter);
+  const double y = (quarters - static_cast<double>(quarter)) * kHalfPi, z = y * y;
   // Taylor series to y^15 and y^16: errors under 1e-16 for |y| <= pi/4.
   static constexpr double kSin[] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800.0,
                                     -1.0 / 1307674368000.0};
@@ -70,9 +72,13 @@ __attribute__((always_inline)) inline void cos_sin_turn_inline(double t, double*
 double minus_two_log(double u) { return minus_two_log_inline(u); }
 void cos_sin_turn(double t, double* c, double* s) { cos_sin_turn_inline(t, c, s); }
 
-void normal_pairs(const double* u1, const double* u2, double* a, double* b, size_t count) {
-  // Two plain loops of independent iterations: the processor overlaps the long polynomial chains
-  // of several elements (and a compiler may vectorize them).
+namespace {
+
+// Two plain loops of independent iterations: the processor overlaps the long polynomial chains
+// of several elements, and the compiler vectorizes them (-O3 -fno-math-errno for this file).
+// Every operation is the same IEEE one in the same order, so any vector width gives the same bits.
+__attribute__((always_inline)) inline void normal_pairs_body(const double* __restrict u1, const double* __restrict u2,
+                                                             double* __restrict a, double* __restrict b, size_t count) {
   for (size_t k = 0; k < count; ++k) a[k] = std::sqrt(minus_two_log_inline(1.0 - u1[k]));  // sqrt is rounded exactly by IEEE 754
   for (size_t k = 0; k < count; ++k) {
     double c, s;
@@ -80,6 +86,22 @@ void normal_pairs(const double* u1, const double* u2, double* a, double* b, size
     b[k] = a[k] * s;
     a[k] = a[k] * c;
   }
+}
+
+__attribute__((target("avx2"))) void normal_pairs_avx2(const double* u1, const double* u2, double* a, double* b, size_t count) {
+  normal_pairs_body(u1, u2, a, b, count);
+}
+
+}  // namespace
+
+void normal_pairs_baseline(const double* u1, const double* u2, double* a, double* b, size_t count) {
+  normal_pairs_body(u1, u2, a, b, count);
+}
+
+void normal_pairs(const double* u1, const double* u2, double* a, double* b, size_t count) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");  // 4 doubles a step, about 2x
+  if (avx2) normal_pairs_avx2(u1, u2, a, b, count);
+  else normal_pairs_baseline(u1, u2, a, b, count);
 }
 
 }  // namespace hk

@@ -17,6 +17,10 @@ void cos_sin_turn(double t, double* c, double* s);
 
 // Standard normal pairs: a[k] = r cos(2 pi u2[k]) and b[k] = r sin(2 pi u2[k]) with
 // r = sqrt(-2 ln(1 - u1[k])), for k < count (u1, u2 in [0, 1)). a and b may not alias u1 or u2.
+// Uses the processor's wider vector unit where it has one, with the same bits as without.
 void normal_pairs(const double* u1, const double* u2, double* a, double* b, size_t count);
+
+// normal_pairs built for the baseline instruction set only: what tests compare it with.
+void normal_pairs_baseline(const double* u1, const double* u2, double* a, double* b, size_t count);
 
 }  // namespace hk

@@ -5,13 +5,29 @@
 #include "dtype.h"
 #include "first_touch.h"
 #include "generator.h"
+#include "parallel_for.h"
 #include "reference_guard.h"
 #include "reference_threads.h"
 #include "runtime_references.h"
 
 namespace hk {
 
-ref::Context reference_context(const CaseJob& job) {
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job) {
+  const CasePlan& plan = job.plan;
+  std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (t.role == Role::out) continue;
+    try {
+      packed[i] = generate_packed(t.init, t.dtype, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
+    } catch (const std::exception& e) {
+      throw InputError("tensor '" + t.name + "': " + e.what());
+    }
+  }
+  return packed;
+}
+
+ref::Context context_without_inputs(const CaseJob& job) {
   const CasePlan& plan = job.plan;
   ref::Context ctx;
   ctx.round_dtype = round_for_reference;
@@ -22,18 +38,29 @@ ref::Context reference_context(const CaseJob& job) {
   }
   for (const TensorPlan& t : plan.tensors) {
     ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
-    if (t.role == Role::out) {
-      arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
-    } else {
-      rt.data = touched_vector<double>(static_cast<size_t>(t.numel));
-      try {
-        generate_into(t.init, t.dtype, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name), rt.data.data());
-      } catch (const std::exception& e) {
-        throw InputError("tensor '" + t.name + "': " + e.what());
-      }
-    }
+    if (t.role == Role::out) arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
+    else if (t.role == Role::inout) rt.data = touched_vector<double>(static_cast<size_t>(t.numel));
     ctx.tensors[t.name] = std::move(rt);
   }
+  return ctx;
+}
+
+void decode_inputs(const CasePlan& plan, const std::vector<std::vector<uint8_t>>& packed, ref::Context& ctx, const std::vector<bool>* only) {
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (t.role == Role::out || (only && (t.role != Role::in || !(*only)[i]))) continue;
+    std::vector<double>& v = ctx.tensors.at(t.name).data;
+    if (static_cast<int64_t>(v.size()) != t.numel) v = touched_vector<double>(static_cast<size_t>(t.numel));
+    const uint8_t* bytes = packed[i].data();
+    parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+      decode_elements(t.dtype, bytes, begin, end - begin, v.data() + begin);
+    });
+  }
+}
+
+ref::Context reference_context(const CaseJob& job) {
+  ref::Context ctx = context_without_inputs(job);
+  decode_inputs(job.plan, packed_inputs(job), ctx);
   return ctx;
 }
 

@@ -130,6 +130,52 @@ TEST(Dtype, PoisonIsRecognisedAndNotAnOrdinaryValue) {
   EXPECT_FALSE(is_poison(DType::f32, nan_bits));
 }
 
+// The run-at-once codecs give the bytes and values of the element codecs for every dtype, on
+// values of every kind (zeros, subnormals, ties, overflow, Inf, NaN), from an even and an odd start.
+TEST(Dtype, SpanCodecsAreTheElementCodecs) {
+  std::vector<double> v = {0.0, -0.0, 1e-310, -5e-8, 0.25, 0.75, 1.5, 2.5, -3.5, 5.0, 6.5, 448.0, 465.0, 57344.0,
+                           65504.0, 65520.0, 3.4e38, 1e300, -1e300, INFINITY, -INFINITY, NAN, 127.5, -128.5, 255.5, 4.2e9};
+  uint64_t state = 1;
+  for (int i = 0; i < 5000; ++i) {  // random doubles over many binades
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(std::ldexp(static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5, static_cast<int>(state % 60) - 30));
+  }
+  const int64_t n = static_cast<int64_t>(v.size());
+  for (int t = 0; t <= static_cast<int>(DType::u16); ++t) {
+    const DType d = static_cast<DType>(t);
+    for (const int64_t first : {int64_t{0}, int64_t{3}}) {
+      std::vector<uint8_t> expected(storage_bytes(d, n + first), 0x5A), got = expected;
+      for (int64_t i = 0; i < n; ++i) encode_element(d, v[static_cast<size_t>(i)], expected.data(), first + i);
+      encode_elements(d, v.data(), n, got.data(), first);
+      EXPECT_EQ(got, expected) << dtype_name(d) << " from " << first;
+      std::vector<double> back(static_cast<size_t>(n)), back_one(static_cast<size_t>(n));
+      decode_elements(d, got.data(), first, n, back.data());
+      for (int64_t i = 0; i < n; ++i) back_one[static_cast<size_t>(i)] = decode_element(d, got.data(), first + i);
+      EXPECT_EQ(std::memcmp(back.data(), back_one.data(), back.size() * sizeof(double)), 0) << dtype_name(d) << " from " << first;
+    }
+  }
+}
+
+// The comparisons' per-element ulp is ulp_at's, for every dtype, over zeros, subnormals, the
+// formats' limits, Inf, NaN and random values over the whole double range.
+TEST(Dtype, UlpOfIsUlpAt) {
+  std::vector<double> v = {0.0, -0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1e-45, 6e-8, 1.0, -1.5, 448.0, 65504.0,
+                           3.4e38, 1.7e308, INFINITY, -INFINITY, NAN};
+  uint64_t state = 7;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(std::ldexp(static_cast<double>(state >> 11) * 0x1.0p-53, static_cast<int>(state % 2100) - 1070));
+  }
+  for (int t = 0; t <= static_cast<int>(DType::u16); ++t) {
+    const DType d = static_cast<DType>(t);
+    const UlpOf ulp_of(d);
+    for (const double x : v) {
+      const double a = ulp_of(x), b = ulp_at(d, x);
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << dtype_name(d) << " at " << x << ": " << a << " != " << b;
+    }
+  }
+}
+
 TEST(Dtype, PackUnpackRoundTrip) {
   const std::vector<double> v = {1.0, -2.5, 0.125, 448.0};
   EXPECT_EQ(unpack(DType::bf16, pack(DType::bf16, v)), v);

@@ -152,6 +152,30 @@ TEST(Generator, InputsAreTheRoundedStreamWhateverTheThreadCount) {
   set_parallel_threads(1);
 }
 
+// What the kernel is given: generate_packed's bytes are the rounded values encoded one element
+// at a time, for every kind and dtype, an odd count (a half-filled fp4 byte) and any thread count.
+TEST(Generator, PackedInputsAreTheRoundedValuesInDeviceBytes) {
+  const int64_t n = 2 * kElementChunk + 4097;
+  const std::vector<GeneratorPlan> plans = {{"normal", {{"std", 3}}}, {"uniform", {{"low", -7}, {"high", 7}}},
+                                            {"int", {{"low", -300}, {"high", 300}}}, {"arange", {{"step", 0.37}, {"mod", 5}}},
+                                            {"constant", {{"value", 1.0 / 3}}}, {"permutation", {}}};
+  const DType dtypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::fp8e4m3, DType::fp8e5m2, DType::fp4e2m1,
+                          DType::e8m0, DType::i8, DType::u8, DType::i32, DType::i64, DType::u32};
+  for (const GeneratorPlan& g : plans)
+    for (const DType dtype : dtypes) {
+      set_parallel_threads(1);
+      std::vector<double> values(static_cast<size_t>(n));
+      generate_into(g, dtype, n, 11, values.data());
+      std::vector<uint8_t> expected(storage_bytes(dtype, n), 0);
+      for (int64_t i = 0; i < n; ++i) encode_element(dtype, values[static_cast<size_t>(i)], expected.data(), i);
+      for (int threads : {1, 3}) {
+        set_parallel_threads(threads);
+        EXPECT_EQ(generate_packed(g, dtype, n, 11), expected) << g.kind << " " << dtype_name(dtype) << " on " << threads << " threads";
+      }
+    }
+  set_parallel_threads(1);
+}
+
 }  // namespace
 }  // namespace hk
 
@@ -176,6 +200,35 @@ TEST(PortableNormal, AgreesWithTheLibraryFormula) {
       worst = std::max({worst, std::fabs(x - r * std::cos(2 * M_PI * u2[j])), std::fabs(y - r * std::sin(2 * M_PI * u2[j]))});
     }
   EXPECT_LT(worst, 1e-14);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// The vectorized transform gives the bits of the baseline build, element by element, over the
+// extremes and a long run of draws (any batch length, so the vector loops' tails are covered too).
+TEST(PortableNormal, EveryBuildGivesTheSameBits) {
+  std::vector<double> u1 = {0.0, 0x1p-53, 0.25, 0.5, 0.75, 1.0 - 0x1p-53, 0.2928932188134524, 0.7071067811865476};
+  std::vector<double> u2 = {0.0, 0x1p-53, 0.125, 0.25, 0.375, 0.5, 0.625, 1.0 - 0x1p-53};
+  uint64_t s = 3;
+  for (int k = 0; k < 100003; ++k) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    u1.push_back(static_cast<double>(s >> 11) * 0x1.0p-53);
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    u2.push_back(static_cast<double>(s >> 11) * 0x1.0p-53);
+  }
+  const size_t n = u1.size();
+  std::vector<double> a(n), b(n), a0(n), b0(n);
+  for (size_t at = 0, len = 1; at < n; at += len, len = len % 37 + 1) {
+    const size_t count = std::min(len, n - at);
+    normal_pairs(&u1[at], &u2[at], &a[at], &b[at], count);
+    normal_pairs_baseline(&u1[at], &u2[at], &a0[at], &b0[at], count);
+  }
+  EXPECT_EQ(std::memcmp(a.data(), a0.data(), n * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(b.data(), b0.data(), n * sizeof(double)), 0);
 }
 
 }  // namespace

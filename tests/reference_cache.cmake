@@ -1,10 +1,12 @@
 # The reference cache on the host backend: a second run reads every reference back and reaches
-# the same verdicts (fused_rmsnorm_fp8_quant_fwd: with the tensor its reference adds for a check);
+# the same verdicts (fused_rmsnorm_fp8_quant_fwd: with the tensor its reference adds for a check;
+# per_token_quant_fwd and topk: checks that read an input, which a run decodes from the packed
+# inputs only for them; fused_add_rmsnorm: an inout tensor);
 # a damaged entry is computed again with a note; --no-ref-cache computes all
 # of them and is kept in the run record (so --resume and rerun.sh keep it).
 #   cmake -DHKCHECK=... -DMANIFESTS=... -DOUT=... -P reference_cache.cmake
 file(REMOVE_RECURSE "${OUT}")
-set(common --backend host --no-repro --manifests ${MANIFESTS} --cache-dir ${OUT}/cache rmsnorm silu fused_rmsnorm_fp8_quant_fwd)
+set(common --backend host --no-repro --manifests ${MANIFESTS} --cache-dir ${OUT}/cache rmsnorm silu fused_rmsnorm_fp8_quant_fwd per_token_quant_fwd fused_add_rmsnorm topk/*N33*)
 
 function(run_into name)
   execute_process(COMMAND ${HKCHECK} ${common} ${ARGN} --out ${OUT}/${name} RESULT_VARIABLE rc ERROR_VARIABLE err)
@@ -52,6 +54,24 @@ if(NOT repaired_misses EQUAL 1 OR noted EQUAL -1)
   message(FATAL_ERROR "with one entry truncated, the run computed ${repaired_misses} reference(s) (expected 1) and noted the damage: ${noted}")
 endif()
 same_verdicts(cold repaired)
+
+# Every entry damaged near its end, its size kept, so the damage is seen only after the outputs
+# were read: each reference runs again on its inputs as generated (an inout tensor too, not on
+# what the torn read left in it), the verdicts unchanged.
+file(GLOB entries ${OUT}/cache/reference-outputs/*.ref)
+foreach(entry IN LISTS entries)
+  file(SIZE ${entry} size)
+  math(EXPR at "${size} - 12")
+  execute_process(COMMAND dd if=/dev/zero of=${entry} bs=1 seek=${at} count=8 conv=notrunc status=none RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "could not damage ${entry}")
+  endif()
+endforeach()
+run_into(all_repaired)
+if(NOT all_repaired_misses EQUAL cold_misses)
+  message(FATAL_ERROR "with every entry truncated, the run computed ${all_repaired_misses} of ${cold_misses} references")
+endif()
+same_verdicts(cold all_repaired)
 
 run_into(uncached --no-ref-cache)
 if(NOT uncached_hits EQUAL 0 OR NOT uncached_misses EQUAL cold_misses)

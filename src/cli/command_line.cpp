@@ -44,7 +44,7 @@ CLI::Validator timeout_check() {
 
 void add_selection(CLI::App& app, SelectionSettings& s) {
   app.add_option("kernels", s.patterns,
-                 "Kernel names or shell globs (e.g. rmsnorm 'activation*'), or kernel/case globs ('rmsnorm/*f16*'); none means all");
+                 "Kernel names or shell globs (e.g. rmsnorm 'gelu*'), or kernel/case globs ('rmsnorm/*f16*'); none means all");
   // One pattern per -k / --exclude: `-k M=7 rmsnorm` must leave rmsnorm to the kernel names.
   app.add_option("-k", s.case_patterns,
                  "Run only the cases whose id, kernel/case, matches: a glob when it has * ? or [, else a substring (repeat: any)")

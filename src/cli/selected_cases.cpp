@@ -1,5 +1,6 @@
 #include "cli/selected_cases.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -14,11 +15,15 @@
 namespace hk {
 namespace {
 
-// kernel/case patterns select their kernels and filter their cases, like -k.
+// kernel/case patterns select their kernels and filter their cases, like -k; a kernel pattern
+// beside them keeps all its cases (`rmsnorm 'topk/*N33*'` is every rmsnorm case and one topk's).
 void split_patterns(const std::vector<std::string>& patterns, std::vector<std::string>& kernels, std::vector<std::string>& ids) {
+  const bool any_case_pattern =
+      std::any_of(patterns.begin(), patterns.end(), [](const std::string& p) { return p.find('/') != std::string::npos; });
   for (const std::string& p : patterns) {
     kernels.push_back(p.substr(0, p.find('/')));
     if (p.find('/') != std::string::npos) ids.push_back(p);
+    else if (any_case_pattern) ids.push_back(p + "/*");
   }
 }
 
