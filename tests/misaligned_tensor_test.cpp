@@ -58,10 +58,10 @@ TEST_F(MisalignedTensor, TheTensorsOffsetAndACasesOverrideReachThePlan) {
 
 TEST_F(MisalignedTensor, AnOffsetInsideAnElementOrBeyondTheAlignmentIsAnErrorNamingTheField) {
   const json one = json::parse(R"([{"name": "a"}])");
-  EXPECT_NE(error_of(kernel_with(3, one)).find("m.json: /kernels/0/tensors/0/offset_bytes: 3 bytes is not a whole number of f32 elements (4 bytes each)"),
+  EXPECT_NE(error_of(kernel_with(3, one)).find("m.json: /kernels/0/tensors/0/offset_bytes: case 'a': 3 bytes is not a whole number of f32 elements (4 bytes each)"),
             std::string::npos)
       << error_of(kernel_with(3, one));
-  EXPECT_NE(error_of(kernel_with(256, one)).find("/kernels/0/tensors/0/offset_bytes: 256 bytes: expected less than 256"), std::string::npos)
+  EXPECT_NE(error_of(kernel_with(256, one)).find("/kernels/0/tensors/0/offset_bytes: case 'a': 256 bytes: expected less than 256"), std::string::npos)
       << error_of(kernel_with(256, one));
   EXPECT_NE(error_of(kernel_with(-4, one)).find("/kernels/0/tensors/0/offset_bytes"), std::string::npos);
   EXPECT_NE(error_of(kernel_with(json::array(), one)).find("/kernels/0/tensors/0/offset_bytes: expected a number or an expression"),
