@@ -207,9 +207,9 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);
     if (!found) throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets a tolerance for '" + name + "', which is not an output");
   }
-  for (const auto& [name, text] : c.offset_bytes)
-    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == name; }))
-      throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets offset_bytes for '" + name + "', which is not a tensor");
+  for (const auto& offset : c.offset_bytes)
+    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == offset.first; }))
+      throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets offset_bytes for '" + offset.first + "', which is not a tensor");
   for (size_t i = 0; i < k.args.size(); ++i) {
     const ArgSpec& a = k.args[i];
     const std::string path = fmt::format("{}/args/{}", k.json_path, i);
