@@ -231,11 +231,16 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
   // Linked without -fsanitize, which would make the library need the sanitizer's runtime: the
   // entry points the instrumentation calls are hkcheck's own.
+  // "-x c" before each file: g++ reads a second .c after one "-x c" as C++, mangling its names.
   std::vector<std::string> link = {cxx.path, "-shared", "-fPIC", "-O2", "-I", include, dir.path + "/kernel.o", "-x", "c", include + "/hk_host_bounds.c"};
-  if (races) link.push_back(include + "/hk_host_races.c");
+  if (races) link.insert(link.end(), {"-x", "c", include + "/hk_host_races.c"});
   link.insert(link.end(), {"-o", dir.path + "/kernel.so"});
-  if (r.started && r.exit_code == 0) r = run_bounded(link, dir.path + "/link.log", 0);
-  out.log = r.output;
+  std::string log = r.output;  // the compiler's warnings, kept after a link that succeeds
+  if (r.started && r.exit_code == 0) {
+    r = run_bounded(link, dir.path + "/link.log", 0);
+    log += r.output;
+  }
+  out.log = log;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
   // The prelude's folder reads "include/" wherever it lies.
