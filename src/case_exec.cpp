@@ -244,7 +244,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
   // Tensors (and their guards) that cannot fit in the device's memory are not attempted.
   int64_t total_bytes = 0;
-  for (const TensorPlan& t : plan.tensors) total_bytes += static_cast<int64_t>(t.bytes() + 2 * kGuardBytes);
+  for (const TensorPlan& t : plan.tensors) total_bytes += static_cast<int64_t>(allocation_bytes(t.bytes(), t.offset_bytes));
   if (total_bytes > dev.total_memory) {
     r.status = Status::SKIP;
     r.reason = "TOO_LARGE";
@@ -338,18 +338,19 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
       const TensorPlan& t = plan.tensors[i];
       uint64_t base = 0;
+      const size_t offset = static_cast<size_t>(t.offset_bytes);
       try {
-        base = buffers.alloc(t.bytes() + 2 * kGuardBytes);
+        base = buffers.alloc(allocation_bytes(t.bytes(), offset));
       } catch (const BackendError& e) {
         if (e.sticky) throw;
         r.status = Status::SKIP;
         r.reason = "TOO_LARGE";
-        r.message = fmt::format("the device could not allocate {} bytes for tensor '{}': {}", t.bytes() + 2 * kGuardBytes, t.name, e.what());
+        r.message = fmt::format("the device could not allocate {} bytes for tensor '{}': {}", allocation_bytes(t.bytes(), offset), t.name, e.what());
         return finish(r);
       }
-      ptrs.push_back(base + kGuardBytes);
+      ptrs.push_back(base + data_offset(offset));  // offset_bytes past an aligned address
       const AllocationSlack slack = be.slack(base);
-      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after));
+      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset));
       if (t.role == Role::out) {
         const auto t_poison = Clock::now();
         initial[i] = poisoned_buffer(t.dtype, t.numel);
@@ -483,9 +484,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
     if (race) {  // whatever the outputs say: a GPU may interleave the accesses the host ran in order
       std::vector<uint64_t> allocations;
-      for (const uint64_t p : ptrs) allocations.push_back(p - kGuardBytes);
+      for (size_t i = 0; i < ptrs.size(); ++i) allocations.push_back(ptrs[i] - data_offset(static_cast<size_t>(plan.tensors[i].offset_bytes)));
       r.status = Status::FAIL;
-      r.message = race_message(*race, job.kernel, plan.tensors, allocations, kGuardBytes);
+      r.message = race_message(*race, job.kernel, plan.tensors, allocations);
     }
     if (r.status == Status::PASS && every_tensor_empty(plan)) skip_empty_case(r);
     // Timed only once judged right: the launches reuse the inputs the kernel may have changed.

@@ -53,6 +53,7 @@ json tensor_json(const TensorPlan& t) {
             {"init", {{"kind", t.init.kind}, {"fields", fields}}},
             {"tolerance", {number(tol.atol), number(tol.rtol), number(tol.ulps), number(tol.max_mismatch_fraction), number(tol.hard_ulps)}}};
   if (t.deterministic) j["deterministic"] = true;
+  if (t.offset_bytes) j["offset_bytes"] = t.offset_bytes;
   for (const CheckPlan& c : t.checks) {
     json numbers = json::object();
     for (const auto& [k, v] : c.numbers) numbers[k] = number(v);
@@ -83,6 +84,8 @@ TensorPlan tensor_from(const json& j) {
   read_field(j, "numel", t.numel);
   t.role = read_field_with(j, "role", [](const json& r) { return role_from(r.get<std::string>()); });
   read_optional_field(j, "deterministic", t.deterministic);
+  read_optional_field(j, "offset_bytes", t.offset_bytes);
+  if (t.offset_bytes < 0 || t.offset_bytes >= kMaxOffsetBytes) throw JsonFieldError("/offset_bytes", "outside 0.." + std::to_string(kMaxOffsetBytes - 1));
   read_field_with(j, "init", [&](const json& init) {
     read_field(init, "kind", t.init.kind);
     t.init.fields = read_field_with(init, "fields", numbers_from);

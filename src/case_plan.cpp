@@ -119,6 +119,22 @@ void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, c
                                     what, wider, dtype_name(dtype)));
 }
 
+// The case's offset for the tensor, else the tensor's own: whole elements, below kMaxOffsetBytes.
+int64_t plan_offset(const KernelSpec& k, const CaseSpec& c, const TensorSpec& ts, DType dtype, const std::string& tensor_path) {
+  const auto own = c.offset_bytes.find(ts.name);
+  const std::string path = own == c.offset_bytes.end() ? tensor_path + "/offset_bytes" : k.json_path + "/cases";
+  const std::string what = own == c.offset_bytes.end() ? "" : fmt::format("case '{}', the offset_bytes of '{}': ", c.name, ts.name);
+  const std::string& text = own == c.offset_bytes.end() ? ts.offset_bytes : own->second;
+  const int64_t offset = eval_int_at(text, c.params, path, 0);
+  const int64_t unit = static_cast<int64_t>(dtype_size(dtype));
+  if (offset >= kMaxOffsetBytes)
+    throw PlanError(path, fmt::format("{}{} bytes: expected less than {} (the allocation's alignment)", what, offset, kMaxOffsetBytes));
+  if (offset % unit != 0)
+    throw PlanError(path, fmt::format("{}{} bytes is not a whole number of {} elements ({} bytes each): a kernel never sees a "
+                                      "pointer inside an element", what, offset, dtype_name(dtype), unit));
+  return offset;
+}
+
 }  // namespace
 
 CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
@@ -145,6 +161,7 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
       t.numel *= t.shape.back();
     }
     t.deterministic = ts.deterministic;
+    t.offset_bytes = plan_offset(k, c, ts, t.dtype, path);
     if (ts.init) {
       t.init.kind = ts.init->kind;
       for (const auto& [field, text] : ts.init->fields) {
@@ -190,6 +207,9 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);
     if (!found) throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets a tolerance for '" + name + "', which is not an output");
   }
+  for (const auto& offset : c.offset_bytes)
+    if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == offset.first; }))
+      throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets offset_bytes for '" + offset.first + "', which is not a tensor");
   for (size_t i = 0; i < k.args.size(); ++i) {
     const ArgSpec& a = k.args[i];
     const std::string path = fmt::format("{}/args/{}", k.json_path, i);

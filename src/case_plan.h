@@ -44,6 +44,9 @@ struct TensorPlan {
   Tolerance tolerance;
   std::vector<CheckPlan> checks;  // the comparison rule (if not elementwise) first, then extra checks
   bool deterministic = false;  // launches must agree bit for bit (TensorSpec)
+  // The tensor starts this many bytes after an aligned address: a whole number of elements below
+  // kMaxOffsetBytes. Moves the buffer, never its values.
+  int64_t offset_bytes = 0;
   size_t bytes() const { return storage_bytes(dtype, numel); }
 };
 
@@ -64,6 +67,10 @@ struct CasePlan {
 
   int64_t block_threads() const { return block[0] * block[1] * block[2]; }
 };
+
+// A tensor's offset from an aligned address stays below every alignment a kernel tests for (the
+// allocation's 256 bytes): a larger one would be aligned again, or merely waste guard space.
+constexpr int64_t kMaxOffsetBytes = 256;
 
 // Elements one tensor may have: far beyond any device's memory, well inside int64 arithmetic.
 constexpr int64_t kMaxElements = int64_t{1} << 48;

@@ -29,11 +29,12 @@ std::optional<GuardViolation> check_guard(const std::string& tensor, const std::
   return g;
 }
 
-BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after) {
+BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after,
+                           size_t offset) {
   BufferGuards g;
   g.before_at = allocation - slack_before;
-  g.before = guard_pattern(tensor, "before", slack_before + kGuardBytes);
-  g.after_at = allocation + kGuardBytes + tensor_bytes;
+  g.before = guard_pattern(tensor, "before", slack_before + data_offset(offset));
+  g.after_at = allocation + data_offset(offset) + tensor_bytes;
   g.after = guard_pattern(tensor, "after", kGuardBytes + slack_after);
   return g;
 }

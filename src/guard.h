@@ -39,8 +39,15 @@ struct BufferGuards {
   uint64_t before_at = 0, after_at = 0;  // device addresses of the two regions
   std::vector<uint8_t> before, after;    // their patterns
 };
-// allocation: the address alloc() gave for tensor_bytes + 2 * kGuardBytes.
-BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after);
+// allocation: the address alloc() gave for allocation_bytes(tensor_bytes, offset). The tensor
+// starts offset bytes after kGuardBytes (a misaligned tensor, TensorPlan::offset_bytes): the
+// leading guard grows by the offset, so it still ends at the tensor's first byte.
+BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after,
+                           size_t offset = 0);
+// What one tensor's allocation holds: the leading guard, the offset, the tensor, the trailing guard.
+inline size_t allocation_bytes(size_t tensor_bytes, size_t offset) { return kGuardBytes + offset + tensor_bytes + kGuardBytes; }
+// Where the tensor starts in its allocation.
+inline size_t data_offset(size_t offset) { return kGuardBytes + offset; }
 
 // "out: 4 bytes written after the end (offsets +0..+3)", for notes.
 std::string describe(const GuardViolation& g);

@@ -206,7 +206,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
 
 TensorSpec read_tensor(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected a tensor object, got {}", kind_of(v)));
-  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "compare", "dequant", "deterministic"});
+  check_keys(v, path, {"name", "dtype", "shape", "role", "init", "tolerance", "compare", "dequant", "deterministic", "offset_bytes"});
   TensorSpec t;
   t.name = need_string(v, "name", path);
   t.dtype = need_string(v, "dtype", path);
@@ -239,6 +239,7 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
     if (t.role == Role::in) fail(path + "/deterministic", "an input tensor is not compared; deterministic applies to out/inout");
     t.deterministic = v["deterministic"].get<bool>();
   }
+  if (v.contains("offset_bytes")) t.offset_bytes = expr_text(v["offset_bytes"], path + "/offset_bytes");
   return t;
 }
 
@@ -312,7 +313,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const std::string p = fmt::format("{}/{}", path, i);
     const json& c = v[i];
     if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
-    check_keys(c, p, {"name", "params", "sweep", "tolerance", "tier", "expect", "repeat"});
+    check_keys(c, p, {"name", "params", "sweep", "tolerance", "tier", "expect", "repeat", "offset_bytes"});
     std::string tier = "small";
     if (c.contains("tier")) {
       tier = need_string(c, "tier", p);
@@ -329,8 +330,15 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
       for (auto t = c["tolerance"].begin(); t != c["tolerance"].end(); ++t)
         tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
     }
+    std::map<std::string, std::string> offsets;
+    if (c.contains("offset_bytes")) {
+      if (!c["offset_bytes"].is_object()) fail(p + "/offset_bytes", "expected an object: tensor name -> bytes after an aligned address");
+      for (auto t = c["offset_bytes"].begin(); t != c["offset_bytes"].end(); ++t)
+        offsets[t.key()] = expr_text(*t, p + "/offset_bytes/" + t.key());
+    }
     if (!c.contains("sweep")) {
       CaseSpec cs{need_string(c, "name", p), base, tol, tier, expect, repeat};
+      cs.offset_bytes = offsets;
       cases.push_back(cs);
       case_paths.push_back(p);
       continue;
@@ -359,6 +367,7 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     std::vector<size_t> idx(axes.size(), 0);
     for (;;) {
       CaseSpec cs{prefix, base, tol, tier, expect, repeat};
+      cs.offset_bytes = offsets;
       for (size_t a = 0; a < axes.size(); ++a) {
         cs.params[axes[a].first] = axes[a].second[idx[a]];
         cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);

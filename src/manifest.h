@@ -52,6 +52,9 @@ struct TensorSpec {
   // The output must come out the same bit for bit on every launch; otherwise launches may differ
   // (float atomics accumulate in any order) as long as each is within tolerance.
   bool deterministic = false;
+  // Bytes the tensor starts after an aligned address (an expression; "0": aligned), so that a
+  // kernel's misaligned path runs (docs/manifest.md, "Misaligned tensors").
+  std::string offset_bytes = "0";
 };
 
 struct ArgSpec {
@@ -74,6 +77,7 @@ struct CaseSpec {
   std::string tier = "small";
   std::vector<ExpectedVerdict> expect;  // the case's own; the kernel's apply where these do not
   std::optional<int> repeat;            // launches on the same inputs; overrides the kernel's
+  std::map<std::string, std::string> offset_bytes;  // tensor -> expression; overrides the tensor's
   // Set on the copies a seed sweep makes (seed_sweep.h): the copy's seed, and the case's own
   // name, from which its input streams derive (so the copy's inputs are those of --seed N).
   std::optional<uint64_t> seed;

@@ -11,9 +11,9 @@
 
 namespace hk {
 
-// allocations[i]: the device address of tensor i's allocation, whose first guard_bytes are its
-// leading guard.
+// allocations[i]: the device address of tensor i's allocation, whose first data_offset(offset)
+// bytes (guard.h) are its leading guard.
 std::string race_message(const RaceReport& race, const std::string& kernel, const std::vector<TensorPlan>& tensors,
-                         const std::vector<uint64_t>& allocations, uint64_t guard_bytes);
+                         const std::vector<uint64_t>& allocations);
 
 }  // namespace hk

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "compiler.h"
 #include "backends/host/block_scheduler.h"
+#include "backends/host/dynamic_shared.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_compiler.h"
 #include "backends/host/host_params.h"
@@ -241,8 +242,8 @@ class HostBackend final : public Backend {
       try {
         AltSignalStack alt_stack;
         host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
-        std::vector<unsigned char> shared(static_cast<size_t>(shared_bytes) + 16);
-        void* dyn = shared.data() + (16 - reinterpret_cast<uintptr_t>(shared.data()) % 16) % 16;
+        host::DynamicShared shared(static_cast<size_t>(shared_bytes));
+        void* dyn = shared.data();
         host::ModuleTls static_shared;
         if (races_) {
           sched.watch_races(races_.get());
@@ -254,7 +255,9 @@ class HostBackend final : public Backend {
           if (races_)
             races_->begin_block(b, bidx, {reinterpret_cast<uintptr_t>(dyn), static_cast<size_t>(shared_bytes), "dynamic shared"},
                                 {static_shared.base, static_shared.bytes, "shared"});
+          shared.arm();
           sched.run(bidx, bdim, gdim, dyn, kernel->entry, args);
+          if (std::string past = shared.check(fmt::format("({},{},{})", bidx.x, bidx.y, bidx.z)); !past.empty()) throw std::runtime_error(past);
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(error_mu);

@@ -21,8 +21,11 @@ class HostCppCompiler final : public Compiler {
     }
   }
 
-  // Part of every compiled kernel's cache key: an instrumented build is another binary.
-  std::string version() const override { return races_ ? cxx_.version + " (instrumented for --races)" : cxx_.version; }
+  // Part of every compiled kernel's cache key: an instrumented build is another binary, and so is
+  // one of an earlier build recipe (a library linked without its bounds-check entry points).
+  std::string version() const override {
+    return cxx_.version + (races_ ? " (bounds-checked, instrumented for --races)" : " (bounds-checked)");
+  }
 
   CompileOutput compile(const CompileRequest& q) override {
     host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_, races_);

@@ -163,6 +163,9 @@ std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, bool
   // across every library loaded in the worker: two builds of a file would share it. clang makes
   // no such symbols and does not know the option.
   if (!is_clang(cxx)) flags.push_back("-fno-gnu-unique");
+  // An index past a fixed-size array (a local or __shared__ one, a struct's member) reads or writes
+  // another variable unseen, on a GPU as on the host: checked, and reported by hk_host_bounds.c.
+  flags.push_back("-fsanitize=bounds");
   // g++ warns that it cannot instrument fences; hk_host_races.c gets every fence as a call.
   // Line tables (-g1) let a race report name the source lines (source_line.h); DWARF 4, whose
   // file numbering this addr2line reads right (with DWARF 5 it named the generated file).
@@ -221,17 +224,23 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
         split.defines + rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), base.begin(), base.end());
-  argv.insert(argv.end(), {races ? "-c" : "-shared", "-I", include, "-include", "hk_host.h"});
+  argv.insert(argv.end(), {"-c", "-I", include, "-include", "hk_host.h"});
   argv.insert(argv.end(), split.rest.begin(), split.rest.end());
-  argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + (races ? "/kernel.o" : "/kernel.so")});
+  argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.o"});
   // No limit of its own: the case's --timeout bounds it (the worker is killed, and the compile with it).
   CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
-  // Linked without -fsanitize=thread, which would make the library need the sanitizer's runtime.
-  if (races && r.started && r.exit_code == 0)
-    r = run_bounded({cxx.path, "-shared", "-fPIC", "-O2", "-I", include, dir.path + "/kernel.o", "-x", "c", include + "/hk_host_races.c", "-o",
-                     dir.path + "/kernel.so"},
-                    dir.path + "/link.log", 0);
-  out.log = r.output;
+  // Linked without -fsanitize, which would make the library need the sanitizer's runtime: the
+  // entry points the instrumentation calls are hkcheck's own.
+  // "-x c" before each file: g++ reads a second .c after one "-x c" as C++, mangling its names.
+  std::vector<std::string> link = {cxx.path, "-shared", "-fPIC", "-O2", "-I", include, dir.path + "/kernel.o", "-x", "c", include + "/hk_host_bounds.c"};
+  if (races) link.insert(link.end(), {"-x", "c", include + "/hk_host_races.c"});
+  link.insert(link.end(), {"-o", dir.path + "/kernel.so"});
+  std::string log = r.output;  // the compiler's warnings, kept after a link that succeeds
+  if (r.started && r.exit_code == 0) {
+    r = run_bounded(link, dir.path + "/link.log", 0);
+    log += r.output;
+  }
+  out.log = log;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
   // The prelude's folder reads "include/" wherever it lies.

@@ -55,8 +55,10 @@ struct HostCompileResult {
 };
 
 // cache_dir: where the prelude and its precompiled header are kept (host_prelude.h); "" for none.
-// races: the kernel is compiled with -fsanitize=thread and linked, without the sanitizer's
-// runtime, with hk_host_races.c, which hands its accesses to hkcheck's race detector.
+// The kernel is compiled with -fsanitize=bounds and linked, without the sanitizer's runtime, with
+// hk_host_bounds.c, which reports an index past a fixed-size array with its line and traps.
+// races: compiled with -fsanitize=thread too, and linked with hk_host_races.c, which hands its
+// accesses to hkcheck's race detector.
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
                                          int warp_size, const std::string& cache_dir, bool races = false);
