@@ -151,6 +151,8 @@ class Extractor {
           used_elsewhere_[canonical_path(Str(clang_getFileName(file)).str())].insert(off);
         }
       }
+      for (size_t t : types_named_in(units_[i]))
+        if (!units_[t].keep) units_[t].keep = true, todo.push_back(t);
     }
     // An include clang did not find is the device compiler's to find. The HIP runtime's headers
     // are the device compiler's own even where clang finds a copy (/usr/include/hip): what they
@@ -225,6 +227,32 @@ class Extractor {
   }
 
  private:
+  // The file's types named in u's tokens. A call on a type from a header the parse did not find
+  // (cub's, with the device compiler's include path) is no expression to clang, so the functor
+  // passed to it is no reference: its name still keeps it. Types only: keeping a host function
+  // by a name would put host code into the compile.
+  std::vector<size_t> types_named_in(const Unit& u) {
+    static const std::set<CXCursorKind> kTypes = {CXCursor_StructDecl,   CXCursor_ClassDecl,   CXCursor_UnionDecl,
+                                                  CXCursor_EnumDecl,     CXCursor_ClassTemplate, CXCursor_TypedefDecl,
+                                                  CXCursor_TypeAliasDecl, CXCursor_TypeAliasTemplateDecl};
+    std::map<std::string, std::vector<size_t>> types;
+    for (size_t t = 0; t < units_.size(); ++t)
+      if (!units_[t].keep && kTypes.count(clang_getCursorKind(units_[t].cursor)))
+        types[Str(clang_getCursorSpelling(units_[t].cursor)).str()].push_back(t);
+    std::vector<size_t> named;
+    if (types.empty()) return named;
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(tu_, clang_getCursorExtent(u.cursor), &tokens, &n);
+    for (unsigned k = 0; k < n; ++k) {
+      if (clang_getTokenKind(tokens[k]) != CXToken_Identifier) continue;
+      const auto it = types.find(Str(clang_getTokenSpelling(tu_, tokens[k])).str());
+      if (it != types.end()) named.insert(named.end(), it->second.begin(), it->second.end());
+    }
+    clang_disposeTokens(tu_, tokens, n);
+    return named;
+  }
+
   // libclang exposes no cursor for an explicit instantiation ("template void f<int>(int*);"):
   // its tokens outside every declaration are, up to the ';', with the names they use.
   struct Instantiation {

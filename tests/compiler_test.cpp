@@ -96,6 +96,59 @@ extern "C" __global__ void plain(float* y) { y[0] = std::sqrt(2.0f); }
 }
 #endif
 
+#ifdef HKCHECK_WITH_CUDA
+// cub's umbrella header under NVRTC: its block and warp collectives compile; the device-wide
+// algorithms, host code that NVRTC cannot take, are named as such where device code uses them.
+TEST(Compiler, NvrtcCompilesCubUmbrellaHeaderBlockAndWarpLayers) {
+  std::string why;
+  auto c = open_or_skip("cuda", "sm_90", &why);
+  if (!c) GTEST_SKIP() << why;
+  const std::string source = R"(#include <cub/cub.cuh>
+template <int Block, int Items>
+__global__ void collectives(int* out, const int* in, int n) {
+  using Load = cub::BlockLoad<int, Block, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Store = cub::BlockStore<int, Block, Items, cub::BLOCK_STORE_STRIPED>;
+  using Sort = cub::BlockRadixSort<int, Block, Items, int>;
+  using Scan = cub::BlockScan<int, Block>;
+  using Reduce = cub::BlockReduce<int, Block>;
+  using WarpSum = cub::WarpReduce<int>;
+  using WarpPrefix = cub::WarpScan<int, 16>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Store::TempStorage store;
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+    typename Reduce::TempStorage reduce;
+  } tmp;
+  __shared__ typename WarpSum::TempStorage warp_tmp[Block / 32];
+  __shared__ typename WarpPrefix::TempStorage prefix_tmp[Block / 16];
+  int keys[Items], values[Items];
+  Load(tmp.load).Load(in, keys, n, 0);
+  for (int i = 0; i < Items; ++i) values[i] = i;
+  __syncthreads();
+  Sort(tmp.sort).SortDescendingBlockedToStriped(keys, values, 0, 16);
+  __syncthreads();
+  Scan(tmp.scan).ExclusiveSum(values, values);
+  __syncthreads();
+  const int total = Reduce(tmp.reduce).Sum(keys[0]);
+  int prefix;
+  WarpPrefix(prefix_tmp[threadIdx.x / 16]).InclusiveSum(keys[0], prefix);
+  keys[0] += WarpSum(warp_tmp[threadIdx.x / 32]).Sum(prefix) + total;
+  __syncthreads();
+  Store(tmp.store).Store(out, keys, n);
+}
+)";
+  const CompileOutput out = c->compile({source, "cub_all.cu", {}, {"collectives<128, 4>"}});
+  ASSERT_TRUE(out.ok) << out.log;
+  const CompileOutput device_wide = c->compile(
+      {"#include <cub/cub.cuh>\n__global__ void k(float* p) {\n  size_t bytes = 0;\n  cub::DeviceReduce::Sum(nullptr, bytes, p, p, 4);\n}\n",
+       "device_wide.cu", {}, {"k"}});
+  EXPECT_FALSE(device_wide.ok);
+  EXPECT_NE(device_wide.log.find("device_wide.cu(4)"), std::string::npos) << device_wide.log;
+  EXPECT_NE(device_wide.log.find("device_wide_algorithms_are_host_code"), std::string::npos) << device_wide.log;
+}
+#endif
+
 #ifdef HKCHECK_WITH_HIP
 // A kernel file as HIP authors write it: HIP's own headers, bf16, standard limits, HIP's dynamic
 // shared memory macro, mask-less warp functions, 64-bit ballots, templates by name.

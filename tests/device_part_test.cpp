@@ -106,6 +106,28 @@ TEST(DevicePart, AGuardedHeaderCountsForTheIncludeThatNamesIt) {
   EXPECT_FALSE(contains(p.source, "host_utils.h"));
 }
 
+// A functor passed to a call on a library type the parse does not find (cub's, whose headers are
+// the device compiler's) is no reference to clang; its name in the kernel still keeps it. A host
+// function of the same file is not kept by its name.
+TEST(DevicePart, KeepsTypesNamedInCallsTheParseCouldNotResolve) {
+  const char* src = R"(#include <not_on_this_machine/scan.cuh>
+struct Larger { __device__ int operator()(int a, int b) const { return a < b ? b : a; } };
+struct HostConfig { int n; };
+int largest(int a, int b) { return a < b ? b : a; }
+template <int Lanes> __global__ void scan(int* out) {
+  using Scan = lib::WarpScan<int, Lanes>;
+  __shared__ typename Scan::TempStorage tmp;
+  int r;
+  Scan(tmp).ExclusiveScan(out[threadIdx.x], r, 3, Larger());
+  out[threadIdx.x] = r;
+}
+int main() { HostConfig c{largest(1, 2)}; return c.n; }
+)";
+  const DevicePart p = device_part(src, "/tmp/hk_device_part_unresolved.cu", {}, false);
+  EXPECT_TRUE(contains(p.source, "struct Larger")) << p.source;
+  for (const char* gone : {"HostConfig", "int largest", "int main"}) EXPECT_FALSE(contains(p.source, gone)) << gone;
+}
+
 TEST(DevicePart, KeepsUsingDeclarationsOfWhatKernelsUse) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_using";
   std::filesystem::create_directories(dir);

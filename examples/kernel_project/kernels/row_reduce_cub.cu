@@ -1,5 +1,5 @@
-// The same row sum of squares with cub's block reduction. cub is CUDA's own library, so this
-// kernel runs on NVIDIA GPUs only; the manifest marks it "gpu_only" for the host backend.
+// The same row sum of squares with cub's block reduction: NVRTC compiles it against the toolkit's
+// cub, and the host backend runs it with its own stand-in of cub's block collectives.
 #include <cub/block/block_reduce.cuh>
 
 template <int Block>

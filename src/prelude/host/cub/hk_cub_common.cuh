@@ -1,5 +1,5 @@
 // What cub's block and warp collectives share on the host backend: the operators, the algorithm
-// names (which change nothing on a CPU) and a typed view of a TempStorage's bytes.
+// names (which change nothing on a CPU), NullType and a typed view of a TempStorage's bytes.
 #pragma once
 
 namespace cub {
@@ -13,6 +13,9 @@ struct Max {
 struct Min {
   template <class T> __host__ __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
 };
+
+// The value type of a sort without values.
+struct NullType {};
 
 enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
 enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };

@@ -45,9 +45,10 @@ class BlockScan {
     T before, aggregate;
     const bool has_before = scan(hk_detail::fold(input, op), &before, nullptr, aggregate, op);
     T running = has_before ? op(initial, before) : initial;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < N; ++i) {  // input and output may be the same array, as in cub
+      const T item = input[i];
       output[i] = running;
-      running = op(running, input[i]);
+      running = op(running, item);
     }
   }
   template <int N> __device__ void InclusiveSum(T (&input)[N], T (&output)[N]) { InclusiveScan(input, output, ::cub::Sum()); }

@@ -1,0 +1,3 @@
+// <hipcub/block/block_reduce.hpp> on the host backend: hipCUB's names for the host cub stand-ins.
+#pragma once
+#include <hipcub/hipcub.hpp>

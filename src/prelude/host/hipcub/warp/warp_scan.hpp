@@ -1,0 +1,3 @@
+// <hipcub/warp/warp_scan.hpp> on the host backend: hipCUB's names for the host cub stand-ins.
+#pragma once
+#include <hipcub/hipcub.hpp>
