@@ -50,4 +50,5 @@ def main():
     print(f"{len(ran)} mutants, the same report with --parallel 1 and 4")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -183,6 +183,12 @@ void add_mutate(CLI::App& app, MutateSettings& m) {
                  "mutate: mutants run at once, each with --jobs x GPUs / N workers, at least 1 (0: --jobs x GPUs mutants, one "
                  "worker each); the report is the same whatever N")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--save-mutants", m.save_mutants,
+                 "mutate: write every selected kernel's mutants to FILE and run nothing (for a machine without libclang)")
+      ->type_name("FILE");
+  app.add_option("--mutants", m.mutants_from,
+                 "mutate: run the mutants of FILE (from --save-mutants) instead of making them; libclang is not needed")
+      ->type_name("FILE");
 }
 
 // The modes chosen by a flag (or by the same word first on the command line).
@@ -215,8 +221,10 @@ std::optional<std::string> cross_check(const Settings& s) {
   for (const std::string& a : s.archs)
     if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
-  if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants") || s.was_given("--parallel")))
-    return "--budget, --max-mutants and --parallel are for `hkcheck mutate`";
+  if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants") || s.was_given("--parallel") ||
+                                     s.was_given("--save-mutants") || s.was_given("--mutants")))
+    return "--budget, --max-mutants, --parallel, --save-mutants and --mutants are for `hkcheck mutate`";
+  if (s.was_given("--save-mutants") && s.was_given("--mutants")) return "give --save-mutants or --mutants, not both";
   if (s.host.races && (s.backend == "cuda" || s.backend == "hip"))
     return fmt::format("--races runs on the host backend only (--backend host); on a GPU, --sanitize=racecheck checks shared memory "
                        "(--backend {} was given)",

@@ -41,6 +41,8 @@ struct MutateSettings {
   double budget_s = 0;     // --budget: no mutant starts after this many seconds (0: no bound)
   size_t max_mutants = 0;  // --max-mutants: per kernel, chosen by --seed (0: every one)
   int parallel = 0;        // --parallel: mutants run at once (0: --jobs x GPUs)
+  std::string save_mutants;  // --save-mutants: write the mutants here, run nothing
+  std::string mutants_from;  // --mutants: run these instead of making them (no libclang needed)
 };
 
 struct Settings {

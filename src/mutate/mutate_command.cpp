@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "interrupt.h"
 #include "memory_limit.h"
 #include "mutate/mutant_run.h"
+#include "mutate/mutants_file.h"
 #include "mutate/mutation_operators.h"
 #include "run_command.h"
 #include "run_environment.h"
@@ -44,6 +46,20 @@ std::string why_not_scored(const KernelSpec& k, const CompileTarget& target, con
   return "";
 }
 
+// k's mutants from a --mutants file, refused when the file has none for k or k's source has
+// changed since the file was written (its offsets would name other edits).
+std::vector<Mutant> mutants_from_file(const MutantsFile& file, const KernelSpec& k, const std::string& source, const std::string& path) {
+  const KernelMutants* km = file.find(k.name);
+  if (!km) throw std::runtime_error(fmt::format("{} holds no mutants of kernel '{}'", path, k.name));
+  if (km->source_hash != source_hash(source))
+    throw std::runtime_error(fmt::format("{}: the mutants of '{}' were made from another version of {} (source hash {}, now {}): "
+                                         "write the file again with --save-mutants",
+                                         path, k.name, shown_path(k.source), km->source_hash, source_hash(source)));
+  for (const Mutant& m : km->mutants)
+    if (m.end > source.size()) throw std::runtime_error(fmt::format("{}: mutant '{}' of '{}' ends past its source", path, m.id, k.name));
+  return km->mutants;
+}
+
 // Every selected kernel's record and, for those that may be scored, its mutants and the cases
 // they run against. The kernels' cases run unmutated first, all in one run.
 class MutationPlan {
@@ -52,7 +68,11 @@ class MutationPlan {
   std::vector<KernelMutation> records;  // one per kernel, in the selection's order
   bool unreadable = false;              // some kernel's source could not be read
 
-  void add(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, const std::string& why_not, const Settings& s) {
+  MutantsFile made;  // every kernel's mutants, as --save-mutants writes them
+
+  // from: the mutants read from --mutants (null: made here, from the source's tokens).
+  void add(const KernelSpec& k, const std::vector<const CaseSpec*>& cases, const std::string& why_not, const Settings& s,
+           const MutantsFile* from) {
     KernelUnderMutation km;
     km.kernel = &k;
     KernelMutation rec;
@@ -61,7 +81,9 @@ class MutationPlan {
       std::vector<Mutant> all;
       try {
         km.source = read_file(k.source, "kernel source");
-        all = generate_mutants(km.source, tokenize_source(k.source, km.source), k.entry);
+        all = from ? mutants_from_file(*from, k, km.source, s.mutate.mutants_from)
+                   : generate_mutants(km.source, tokenize_source(k.source, km.source), k.entry);
+        made.kernels.push_back(KernelMutants{k.name, rec.source, source_hash(km.source), all});
       } catch (const std::exception& e) {
         rec.skipped = e.what(), unreadable = true;
       }
@@ -177,6 +199,23 @@ class MutantPool {
   std::mutex done_;
 };
 
+// --save-mutants: every kernel's mutants written, nothing run.
+int save_mutants(const MutationPlan& plan, const std::string& path) {
+  for (const KernelMutation& rec : plan.records)
+    if (!rec.skipped.empty()) fmt::print(stderr, "hkcheck: {}: no mutants saved: {}\n", rec.kernel, rec.skipped);
+  try {
+    write_mutants_file(path, plan.made);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hkcheck: --save-mutants: {}\n", e.what());
+    return kExitUsage;
+  }
+  size_t n = 0;
+  for (const KernelMutants& k : plan.made.kernels) n += k.mutants.size();
+  fmt::print(stderr, "hkcheck: wrote {} mutant(s) of {} kernel(s) to {}; `hkcheck mutate --mutants {}` runs them without libclang\n", n,
+             plan.made.kernels.size(), path, path);
+  return plan.unreadable ? kExitUsage : kExitOk;
+}
+
 bool write_report(const MutationReport& report, const std::string& out_dir) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -231,8 +270,19 @@ int mutate_command(Settings& s) {
   report.command = s.argv, report.device = dev, report.host_profile = dev->backend == "host" ? s.host.profile : "";
   report.seed = s.seed, report.budget_s = s.mutate.budget_s, report.max_mutants = s.mutate.max_mutants, report.parallel = parallel;
   const Clock::time_point t0 = Clock::now();
+  std::optional<MutantsFile> from;
+  if (!s.mutate.mutants_from.empty()) {
+    try {
+      from = read_mutants_file(s.mutate.mutants_from);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hkcheck: --mutants: {}\n", e.what());
+      return kExitUsage;
+    }
+  }
   MutationPlan plan;
-  for (const KernelSpec* k : sel->selection.kernels) plan.add(*k, cases_to_run(*k, s.tier), why_not_scored(*k, target, dev->backend), s);
+  for (const KernelSpec* k : sel->selection.kernels)
+    plan.add(*k, cases_to_run(*k, s.tier), why_not_scored(*k, target, dev->backend), s, from ? &*from : nullptr);
+  if (!s.mutate.save_mutants.empty()) return save_mutants(plan, s.mutate.save_mutants);
   size_t queued = 0;
   for (size_t i = 0; i < plan.kernels.size(); ++i) queued += plan.records[i].skipped.empty() ? plan.kernels[i].mutants.size() : 0;
   fmt::print(stderr, "hkcheck: mutate {} kernel(s): their cases unmutated, then {} mutant(s), {} at once with {} worker(s) each\n",
