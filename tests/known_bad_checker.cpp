@@ -23,6 +23,14 @@ const json& first_output(const json& c) {
   return c.contains("outputs") && !c["outputs"].empty() ? c["outputs"][0] : kNone;
 }
 
+const json& output_named(const json& c, const std::string& name) {
+  static const json kNone = json::object();
+  if (!c.contains("outputs") || !c["outputs"].is_array()) return kNone;
+  for (const json& o : c["outputs"])  // by reference: the result points into c
+    if (o.value("name", "") == name) return o;
+  return kNone;
+}
+
 // A LEAK: the case passes alone and fails after `after` ran in its worker.
 void check_leak(const json& c, const std::string& after, Problems& p) {
   const json& leak = c.value("leak", json());
@@ -147,6 +155,30 @@ const std::map<std::string, DetailCheck>& detail_checks() {
          const json& o = first_output(c);
          if (o.value("beyond_hard_ulps", -1) != 0 || o.value("mismatch_fraction", 0.0) < 0.2)
            p.push_back("out should have no element beyond 1 ulp and over 20% beyond half an ulp, got " + o.dump().substr(0, 300));
+       }},
+      {"kb_qkv_rope_head_offset",
+       [](const json& c, Problems& p) {
+         // Head 0 reads its own columns, every other head half of another's: q is wrong on heads
+         // 1.. only, k (heads Hq.. of the row) on all of its heads, v (copied) not at all.
+         const json& q = output_named(c, "q");
+         const json& heads = q.value("slices", json::array()).size() > 1 ? q["slices"][1] : json();
+         if (heads.is_null() || heads.value("right", "") != "0" || heads.value("wrong_count", 0) + 1 != heads.value("size", 0))
+           p.push_back("q should be right on head 0 and wrong on every other head, got slices " + q.value("slices", json()).dump());
+         if (output_named(c, "k").value("pass", true) || !output_named(c, "v").value("pass", false))
+           p.push_back("k should fail and v pass, got k " + output_named(c, "k").value("pass", json()).dump() + ", v " +
+                       output_named(c, "v").value("pass", json()).dump());
+       }},
+      {"kb_qkv_rope_f16_table",
+       [](const json& c, Problems& p) {
+         // Caught for its precision, not a wrong index (which errs by ~5): the f16 cos/sin err by
+         // up to 2^-12 relative, so f32 outputs (|x| < 2, two products) are off by at most ~1e-3,
+         // bf16/f16 ones by that plus half an ulp of the output (~8e-3 for bf16 near 2).
+         for (const char* name : {"q", "k"}) {
+           const json& o = output_named(c, name);
+           const double worst = o.value("max_abs_diff", 0.0), most = o.value("dtype", "") == "f32" ? 2e-3 : 2e-2;
+           if (o.value("pass", true) || worst < 1e-5 || worst > most || o.value("unwritten", -1) != 0 || o.value("nonfinite", -1) != 0)
+             p.push_back(fmt::format("{} should fail by 1e-5..{}, all written and finite, got {}", name, most, o.dump().substr(0, 300)));
+         }
        }},
       {"fault_block_over_limit",
        [](const json& c, Problems& p) {

@@ -78,5 +78,25 @@ TEST(KnownBadChecker, ExpectationsPerArchForTheWave64OnlyBug) {
   EXPECT_EQ(test::check_known_bad_run(checker_run_of({skip}, "gfx950"), corpus).size(), 1u);
 }
 
+// The head-offset bug in the split/rope kernel: caught only as itself, head 0 right and heads
+// 1.. wrong in q, k wrong, v right; a q wrong on every head is some other bug.
+TEST(KnownBadChecker, HeadOffsetBugMustLeaveHeadZeroRight) {
+  const std::vector<KernelSpec> corpus = {kernel("kb_qkv_rope_head_offset", {{"FAIL", "", "x"}})};
+  const json batch = {{"dim", 0}, {"size", 7}, {"right", ""}, {"wrong", "0-6"}, {"wrong_count", 7}};
+  const json heads = {{"dim", 1}, {"size", 8}, {"right", "0"}, {"wrong", "1-7"}, {"wrong_count", 7}};
+  json c = case_json("kb_qkv_rope_head_offset", "XFAIL", "FAIL");
+  c["outputs"] = {{{"name", "q"}, {"pass", false}, {"slices", {batch, heads}}},
+                  {{"name", "k"}, {"pass", false}},
+                  {{"name", "v"}, {"pass", true}}};
+  const auto problems = test::check_known_bad_run(checker_run_of({c}), corpus);
+  EXPECT_TRUE(problems.empty()) << problems[0];
+  json all_heads = c;
+  all_heads["outputs"][0]["slices"][1] = {{"dim", 1}, {"size", 8}, {"right", ""}, {"wrong", "0-7"}, {"wrong_count", 8}};
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({all_heads}), corpus).size(), 1u);
+  json v_wrong = c;
+  v_wrong["outputs"][2]["pass"] = false;
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({v_wrong}), corpus).size(), 1u);
+}
+
 }  // namespace
 }  // namespace hk
