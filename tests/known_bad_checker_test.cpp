@@ -98,5 +98,25 @@ TEST(KnownBadChecker, HeadOffsetBugMustLeaveHeadZeroRight) {
   EXPECT_EQ(test::check_known_bad_run(checker_run_of({v_wrong}), corpus).size(), 1u);
 }
 
+// The f16 cos/sin table: its failure must be precision-sized (9e-4 on f32 outputs), not the
+// error of a wrong index or a missing write.
+TEST(KnownBadChecker, F16TableBugMustFailByItsPrecisionOnly) {
+  const std::vector<KernelSpec> corpus = {kernel("kb_qkv_rope_f16_table", {{"FAIL", "", "x"}})};
+  const json off = {{"pass", false}, {"dtype", "f32"}, {"max_abs_diff", 9e-4}, {"unwritten", 0}, {"nonfinite", 0}};
+  json c = case_json("kb_qkv_rope_f16_table", "XFAIL", "FAIL");
+  c["outputs"] = json::array({off, off, {{"name", "v"}, {"pass", true}}});
+  c["outputs"][0]["name"] = "q";
+  c["outputs"][1]["name"] = "k";
+  const auto problems = test::check_known_bad_run(checker_run_of({c}), corpus);
+  EXPECT_TRUE(problems.empty()) << problems[0];
+  json wrong_index = c;
+  wrong_index["outputs"][1]["max_abs_diff"] = 5.0;
+  EXPECT_EQ(test::check_known_bad_run(checker_run_of({wrong_index}), corpus).size(), 1u);
+  json bf16 = c;  // half a bf16 ulp on top is still the table's precision
+  bf16["outputs"][0]["dtype"] = "bf16";
+  bf16["outputs"][0]["max_abs_diff"] = 8.5e-3;
+  EXPECT_TRUE(test::check_known_bad_run(checker_run_of({bf16}), corpus).empty());
+}
+
 }  // namespace
 }  // namespace hk
