@@ -1,6 +1,7 @@
 // CPU references for kernels/attention/ (prefill-style kernels): flash_attn_fwd (dense, varlen),
 // prefill_attn, mha, extend_attn, unified_attn, hstu_attn. Double precision, one query row at a
 // time (attention_common.h); layouts as in kernels/attention/online_softmax.h.
+#include <algorithm>
 #include <cmath>
 
 #include "attention_common.h"
@@ -115,14 +116,23 @@ void unified(Context& ctx) {
   });
 }
 
-// hstu_attn: out = sum_{j visible} silu(alpha q·k_j) / n v_j; alpha as the f32 the kernel gets.
+// hstu_attn: out = g * sum_{j visible} silu(alpha q·k_j + bias) / n v_j; alpha as the f32 the
+// kernel gets. bias = rel_bias[clamp(p_i - j, -(P-1), P-1) + P-1] with P = max_pos > 0 and the
+// query at p_i = i + Sk - Sq; g = u[b, i, h] elementwise when gate is set.
 void hstu(Context& ctx) {
   const int B = I(ctx, "B"), Sq = I(ctx, "Sq"), Sk = I(ctx, "Sk"), H = I(ctx, "H"), D = I(ctx, "D");
   const double alpha = static_cast<double>(static_cast<float>(ctx.num("alpha")));
-  const int max_len = I(ctx, "max_len");
+  const int max_len = I(ctx, "max_len"), P = ctx.has("max_pos") ? I(ctx, "max_pos") : 0;
   const double n = max_len > 0 ? max_len : Sk;
+  const double* table = P > 0 ? ctx.tensor("rel_bias").data.data() : nullptr;
+  const double* u = flag(ctx, "gate") ? ctx.tensor("u").data.data() : nullptr;
   auto& q = ctx.tensor("q");
   auto& out = ctx.tensor("out");
+  PairBias bias = nullptr;
+  if (table) bias = [=](int i, int j) {  // RowSet rows are the query rows i of one (b, h)
+    const int rel = std::clamp(i + Sk - Sq - j, -(P - 1), P - 1);
+    return table[rel + P - 1];
+  };
   ctx.parallel_for(B * H, [&](int64_t index) {
     const int bh = static_cast<int>(index);
     const int b = bh / H, h = bh % H;
@@ -132,7 +142,12 @@ void hstu(Context& ctx) {
       rs.add(q.data.data() + off, out.data.data() + off, nullptr, causal_hi(i, Sq, Sk, flag(ctx, "causal")));
     }
     attend_rows(rs, D, contig(ctx.tensor("k"), (long long)b * Sk, H, h, D),
-                contig(ctx.tensor("v"), (long long)b * Sk, H, h, D), alpha, 1.0 / n);
+                contig(ctx.tensor("v"), (long long)b * Sk, H, h, D), alpha, 1.0 / n, bias);
+    if (!u) return;
+    for (int i = 0; i < Sq; ++i) {
+      const long long off = (((long long)b * Sq + i) * H + h) * D;
+      for (int d = 0; d < D; ++d) out.data[off + d] *= u[off + d];
+    }
   });
 }
 

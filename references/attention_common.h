@@ -13,6 +13,7 @@
 namespace attn_ref {
 
 using Row = std::function<const double*(int)>;  // key index -> D contiguous values
+using PairBias = std::function<double(int, int)>;  // (row of a RowSet, key index) -> score bias
 
 inline double neg_inf() { return -std::numeric_limits<double>::infinity(); }
 
@@ -63,7 +64,8 @@ inline Row contig(const hk::ref::Tensor& t, long long tok0, int H, int h, int D)
 
 // Many query rows of one (batch, head) against the same keys, with Eigen products:
 // out_r = sum_{j < hi_r} w_rj v_j. Softmax (hstu_inv_n = 0): w = softmax(scale q·k) with max
-// subtraction, lse_r written when lse[r]; otherwise HSTU: w = silu(scale q·k) * hstu_inv_n.
+// subtraction, lse_r written when lse[r]; otherwise HSTU: w = silu(scale q·k + bias(r, j)) *
+// hstu_inv_n, with bias 0 when none is given.
 struct RowSet {
   std::vector<const double*> q;
   std::vector<double*> out;
@@ -73,7 +75,7 @@ struct RowSet {
 };
 
 inline void attend_rows(const RowSet& rs, int D, const Row& k, const Row& v, double scale,
-                        double hstu_inv_n = 0.0) {
+                        double hstu_inv_n = 0.0, const PairBias& bias = nullptr) {
   const int n = (int)rs.q.size();
   int m = 0;
   for (int h : rs.hi) m = std::max(m, h);
@@ -84,7 +86,10 @@ inline void attend_rows(const RowSet& rs, int D, const Row& k, const Row& v, dou
   for (int r = 0; r < n; ++r) {
     const int hi = rs.hi[r];
     if (hstu_inv_n != 0.0) {
-      for (int j = 0; j < m; ++j) P(r, j) = j < hi ? P(r, j) / (1.0 + std::exp(-P(r, j))) * hstu_inv_n : 0.0;
+      for (int j = 0; j < m; ++j) {
+        const double x = j < hi ? P(r, j) + (bias ? bias(r, j) : 0.0) : 0.0;
+        P(r, j) = j < hi ? x / (1.0 + std::exp(-x)) * hstu_inv_n : 0.0;
+      }
       continue;
     }
     double mx = neg_inf(), sum = 0.0;
