@@ -10,7 +10,7 @@
 //     q fp8e4m3 [B, H, D], k_cache fp8e4m3 [num_blocks, page_size, D], k_scales f32
 //     [num_blocks, page_size] (one dequantization scale per cached token, same paging as k):
 //     logits[b, h, j] = scale * k_scales[page, slot] * (q[b, h]·k[j]) for j < seq_lens[b], else -inf.
-//     (The plain variant, not DeepSeek's weighted ReLU sum over heads.)
+//     (Per head, no ReLU: the indexer op's weighted ReLU sum over heads is indexer_logits.cu.)
 //   block_tables [B, max_blocks] i32: token j of sequence b is slot j % page_size of page
 //   block_tables[b, j / page_size]; entries of pages past seq_lens[b] are never read.
 //   Dot products in f32 (fp8 values are exact in f32). D = HEAD_DIM, T (defines).
