@@ -46,6 +46,12 @@ for stage in "$@"; do
       tail -4 "$out/all.log"
       /usr/bin/time -f "warm --all wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/warm" --no-repro --cache-dir "$cache" --junit "$out/warm/junit.xml" >"$out/warm.log" 2>&1
       tail -4 "$out/warm.log"
+      # The same warm run with every input made on the CPU, as before the device generator.
+      rm -rf "$out/warm_cpu_inputs"
+      HKCHECK_DEVICE_INPUTS=0 /usr/bin/time -f "warm --all, inputs made on the CPU, wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/warm_cpu_inputs" --no-repro --cache-dir "$cache" >"$out/warm_cpu_inputs.log" 2>&1
+      tail -2 "$out/warm_cpu_inputs.log"
+      for run in all warm warm_cpu_inputs; do python3 bench/where_time_goes.py "$out/$run/test_results.json" 8 >"$out/where_$run.txt"; head -2 "$out/where_$run.txt"; done
+      build-gpu/hkcheck diff "$out/warm" "$out/warm_cpu_inputs" --fail-on change >"$out/diff_warm_cpu_inputs.txt" 2>&1; echo "diff warm vs warm with CPU inputs: exit $?"
       build-gpu/hkcheck diff "$out/all" "$out/warm" --fail-on change >"$out/diff_cold_warm.txt" 2>&1; echo "diff cold warm: exit $?"
       build-gpu/hkcheck diff results/h100/test_results.json "$out/all/test_results.json" --fail-on change >"$out/diff_committed_cold.txt" 2>&1
       echo "diff committed run vs cold: exit $?"; tail -3 "$out/diff_committed_cold.txt"

@@ -33,6 +33,7 @@ print(f"{sum(c.get('timings_ms', {}).get(sys.argv[2], 0) or 0 for c in d['cases'
 EOF
 }
 cached_refs() { grep -o '"reference_cached": *true' "$out/runs/$1/test_results.json" | wc -l; }
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 same() { "$hk" diff "$out/runs/$1" "$out/runs/$2" --fail-on change >"$out/diff_$1_$2.txt" 2>&1 && echo "same verdicts" || echo "VERDICTS DIFFER (diff_$1_$2.txt)"; }
 
 # Every run works on one scratch copy of the project (its kernels are edited below), so that
@@ -42,6 +43,11 @@ rm -rf "$edit_root" && mkdir -p "$edit_root" && cp -r "$root/manifests" "$root/k
 : >"$out/exits.txt"
 cold=$(wall cold --root "$edit_root" --all --devices 0)
 warm=$(wall warm --root "$edit_root" --all --devices 0)
+# The same warm run with every input made on the CPU (HKCHECK_DEVICE_INPUTS=0), as before the
+# GPU made them (src/device_inputs.h).
+export HKCHECK_DEVICE_INPUTS=0
+warm_cpu=$(wall warm_cpu_inputs --root "$edit_root" --all --devices 0)
+unset HKCHECK_DEVICE_INPUTS
 
 # One kernel edited (a comment appended: a new compile, the same inputs and references).
 rerun_rows=""
@@ -79,12 +85,12 @@ print(f"{max(starts) / 1000 if starts else 0:.2f}")
 EOF
 )
 floor=$(python3 -c "print(f'{$kernel_s + $starts:.2f}')")
-ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 
 {
   echo "# hkcheck speed on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$gpus, $(nproc) cores, ${HKCHECK_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   printf 'cold --all (empty caches)     %8.2f s   (Σ reference %s s, Σ inputs %s s, Σ compile %s s)\n' "$cold" "$(sum_of cold reference)" "$(sum_of cold inputs)" "$(sum_of cold compile)"
   printf 'warm --all                    %8.2f s   (Σ reference %s s, %s references read back; %s)\n' "$warm" "$(sum_of warm reference)" "$(cached_refs warm)" "$(same cold warm)"
+  printf 'warm, inputs made on the CPU  %8.2f s   (Σ inputs %s s against %s s made on the GPU: %sx the wall; %s)\n' "$warm_cpu" "$(sum_of warm_cpu_inputs inputs)" "$(sum_of warm inputs)" "$(ratio "$warm_cpu" "$warm")" "$(same warm warm_cpu_inputs)"
   printf '%s' "$rerun_rows"
   [ -n "$multi" ] && echo "$multi"
   printf 'host backend --tier small     %8.2f s   (%s cores)\n' "$host" "$(nproc)"

@@ -23,6 +23,7 @@
 #include "case_job.h"
 #include "code_object_resources.h"
 #include "compile_attribution.h"
+#include "device_inputs.h"
 #include "empty_case.h"
 #include "kernel_timing.h"
 #include "kernel_file_compile.h"
@@ -203,6 +204,39 @@ nlohmann::json run_resources(const std::string& backend, const CompileOutput& co
   return res;
 }
 
+// The inputs the host decodes: all of them for the reference, or, when its outputs were read
+// back, the in tensors a check reads.
+std::vector<bool> inputs_the_host_reads(const CasePlan& plan, bool reference_cached) {
+  const std::vector<bool> read_by_checks = inputs_read_by_checks(plan);
+  std::vector<bool> reads(plan.tensors.size(), false);
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const Role role = plan.tensors[i].role;
+    reads[i] = role != Role::out && (!reference_cached || (role == Role::in && read_by_checks[i]));
+  }
+  return reads;
+}
+
+// Tensor i's bytes before a launch at ptr: made there by the device's generator, or uploaded
+// from initial[i] (made here when the device generator turned off since the case began). When
+// the host reads them, a tensor made on the device is downloaded into initial[i] before any
+// kernel can touch it.
+void put_initial_bytes(Backend& be, const CaseJob& job, size_t i, uint64_t ptr, DeviceInputs* device_inputs, std::vector<bool>& on_device,
+                       std::vector<std::vector<uint8_t>>& initial, bool host_reads) {
+  const TensorPlan& t = job.plan.tensors[i];
+  if (on_device[i] && device_inputs->make(t, input_seed(job, t), ptr)) {
+    if (host_reads) {
+      initial[i].resize(t.bytes());
+      be.download(initial[i].data(), ptr, initial[i].size());
+    }
+    return;
+  }
+  if (on_device[i]) {  // its kind proved element-wise when the case was planned, so this cannot throw
+    on_device[i] = false;
+    initial[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
+  }
+  be.upload(ptr, initial[i].data(), t.bytes());
+}
+
 }  // namespace
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
@@ -218,11 +252,14 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
   return execute_case(be, job, cache, sticky_fault);
 }
 
-CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault, ReferenceCache* references) {
+CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault, ReferenceCache* references,
+                        DeviceInputs* device_inputs) {
   const auto t_start = Clock::now();
   *sticky_fault = false;
   CaseResult r = job_result(job);
   auto finish = [&](CaseResult res) {
+    if (device_inputs)
+      for (std::string& note : device_inputs->take_notes()) res.notes.push_back(std::move(note));
     res.timings.wall_ms = ms_since(t_start);
     return res;
   };
@@ -258,9 +295,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   // Inputs in their device bytes, exactly what the kernel will see; in double only once read.
   const auto t_inputs = Clock::now();
   ref::Context ctx = context_without_inputs(job);
-  std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch
+  std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
+  // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
+  std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
   try {
-    initial = packed_inputs(job);
+    initial = packed_inputs(job, &on_device);
   } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
     r.message = fmt::format("{}: {}", job.manifest, e.what());
     return finish(r);
@@ -370,18 +409,31 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
     argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
 
+    // Outputs computed before for the same library, reference, plan and inputs are read back
+    // before the launches: what the host must read of the inputs follows from it.
+    const auto t_ref_read = Clock::now();
+    std::map<std::string, const double*> armed;  // where each output's guard was laid
+    for (const TensorPlan& t : plan.tensors)
+      if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
+    const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
+    const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
+    r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
+    const double reference_read_ms = ms_since(t_ref_read);
+    const std::vector<bool> host_reads = inputs_the_host_reads(plan, r.timings.reference_cached);
+
     const int launches = std::max(job.repeat, 1);
     r.launches = launches;
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
     std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
     std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
     for (int launch = 1; launch <= launches; ++launch) {
+      const auto t_put = Clock::now();
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
-        const size_t bytes = plan.tensors[i].bytes();
         be.upload(guards[i].before_at, guards[i].before.data(), guards[i].before.size());
-        be.upload(ptrs[i], initial[i].data(), bytes);
+        put_initial_bytes(be, job, i, ptrs[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
         be.upload(guards[i].after_at, guards[i].after.data(), guards[i].after.size());
       }
+      if (launch == 1) r.timings.inputs_ms += ms_since(t_put);
       const auto t_kernel = Clock::now();
       try {
         be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
@@ -414,20 +466,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
 
     const auto t_ref = Clock::now();
-    std::map<std::string, const double*> armed;  // where each output's guard was laid
-    for (const TensorPlan& t : plan.tensors)
-      if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
-    // Outputs computed before for the same library, reference, plan and inputs are read back.
-    const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
-    const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
-    r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
     const auto t_decode = Clock::now();  // the inputs in double: all for the reference, else those the checks read
-    if (r.timings.reference_cached) {
-      const std::vector<bool> read = inputs_read_by_checks(plan);
-      decode_inputs(plan, initial, ctx, &read);
-    } else {
-      decode_inputs(plan, initial, ctx);
-    }
+    if (r.timings.reference_cached) decode_inputs(plan, initial, ctx, &host_reads);
+    else decode_inputs(plan, initial, ctx);
     const double decode_ms = ms_since(t_decode);
     r.timings.inputs_ms += decode_ms;
     const std::vector<uint64_t> inputs_before = outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx);
@@ -442,7 +483,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", job.reference);
       return finish(r);
     }
-    r.timings.reference_ms = ms_since(t_ref) - decode_ms;
+    r.timings.reference_ms = reference_read_ms + ms_since(t_ref) - decode_ms;
     for (const TensorPlan& t : plan.tensors) {
       if (t.role != Role::out) continue;
       const std::string breach = reference_guard_breach(ctx.tensors[t.name].data, armed[t.name], static_cast<size_t>(t.numel));

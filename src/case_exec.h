@@ -23,13 +23,16 @@ struct ExecOptions {
 };
 
 struct CaseJob;
+class DeviceInputs;
 class ReferenceCache;
 
 // Runs a case the parent planned (case_job.h). sticky_fault is set when the device context is
 // dead after this case (the result is CRASH). references: where the reference's outputs are
 // read from and kept (unless the job says not to); nullptr computes them every time.
+// device_inputs: makes the element-wise inputs on the GPU (device_inputs.h); nullptr makes them
+// all on the CPU.
 CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault,
-                        ReferenceCache* references = nullptr);
+                        ReferenceCache* references = nullptr, DeviceInputs* device_inputs = nullptr);
 
 // Plans case c of k here, then runs it as above (for tests and tools that hold the manifest).
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "dtype.h"
@@ -11,6 +12,7 @@
 #include "manifest.h"
 #include "parallel_for.h"
 #include "portable_normal.h"
+#include "prelude/hk_input_values.h"
 
 namespace hk {
 namespace {
@@ -30,15 +32,9 @@ class SplitMix64 {
   uint64_t state_;
 };
 
-// Draw k (from 0) of the splitmix64 stream of seed, without the draws before it: the state after
-// k draws is seed + k * 0x9E37..., so each chunk of a tensor can be generated on its own thread
-// and the values are exactly those of drawing in sequence.
-double uniform01_at(uint64_t seed, uint64_t k) {
-  uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
+// Draw k of the stream (hk_input_values.h): each chunk of a tensor can be generated on its own
+// thread, and the values are exactly those of drawing in sequence.
+double uniform01_at(uint64_t seed, uint64_t k) { return hk_uniform01_at(seed, k); }
 
 uint64_t fnv1a(uint64_t h, const std::string& s) {
   for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
@@ -61,51 +57,46 @@ uint64_t tensor_seed(uint64_t run_seed, const std::string& kernel, const std::st
 
 namespace {
 
-bool element_wise(const GeneratorPlan& g) { return g.kind != "permutation" && g.kind != "values"; }
 
 // The values [begin, end) of an element-wise kind, unrounded, into out[0, end - begin): each a
 // function of its index alone. begin is even, so Box-Muller pairs stay whole.
-void fill_range(const GeneratorPlan& g, uint64_t seed, int64_t begin, int64_t end, double* out) {
+void fill_range(const ElementwiseGenerator& g, uint64_t seed, int64_t begin, int64_t end, double* out) {
   double* v = out - begin;  // v[i] is element i
-  if (g.kind == "normal") {
-    const double mean = field(g, "mean", 0), std = field(g, "std", 1);
-    constexpr int64_t kBatch = 256;  // pairs transformed together (portable_normal.h)
-    double u1[kBatch], u2[kBatch], a[kBatch], b[kBatch];
-    for (int64_t at = begin; at < end; at += 2 * kBatch) {
-      const int64_t pairs = std::min(kBatch, (end - at + 1) / 2);
-      for (int64_t k = 0; k < pairs; ++k) {  // pair k takes draws i and i + 1
-        const uint64_t i = static_cast<uint64_t>(at + 2 * k);
-        u1[k] = uniform01_at(seed, i), u2[k] = uniform01_at(seed, i + 1);
+  switch (g.kind) {
+    case ElementwiseKind::normal: {
+      constexpr int64_t kBatch = 256;  // pairs transformed together (portable_normal.h)
+      double u1[kBatch], u2[kBatch], a[kBatch], b[kBatch];
+      for (int64_t at = begin; at < end; at += 2 * kBatch) {
+        const int64_t pairs = std::min(kBatch, (end - at + 1) / 2);
+        for (int64_t k = 0; k < pairs; ++k) {  // pair k takes draws i and i + 1
+          const uint64_t i = static_cast<uint64_t>(at + 2 * k);
+          u1[k] = uniform01_at(seed, i), u2[k] = uniform01_at(seed, i + 1);
+        }
+        normal_pairs(u1, u2, a, b, static_cast<size_t>(pairs));
+        for (int64_t k = 0; k < pairs; ++k) {
+          const int64_t i = at + 2 * k;
+          v[i] = g.a + g.b * a[k];
+          if (i + 1 < end) v[i + 1] = g.a + g.b * b[k];
+        }
       }
-      normal_pairs(u1, u2, a, b, static_cast<size_t>(pairs));
-      for (int64_t k = 0; k < pairs; ++k) {
-        const int64_t i = at + 2 * k;
-        v[i] = mean + std * a[k];
-        if (i + 1 < end) v[i + 1] = mean + std * b[k];
+      return;
+    }
+    case ElementwiseKind::uniform:
+      for (int64_t i = begin; i < end; ++i) v[i] = g.a + (g.b - g.a) * uniform01_at(seed, static_cast<uint64_t>(i));
+      return;
+    case ElementwiseKind::integer: {
+      const double lo = std::ceil(g.a), hi = std::floor(g.b), span = hi - lo + 1;
+      for (int64_t i = begin; i < end; ++i) v[i] = lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1);
+      return;
+    }
+    case ElementwiseKind::arange:
+      for (int64_t i = begin; i < end; ++i) {
+        double x = g.a + static_cast<double>(i) * g.b;
+        if (g.has_mod && g.c != 0) x = std::fmod(x, g.c);
+        v[i] = x;
       }
-    }
-  } else if (g.kind == "uniform") {
-    const double lo = field(g, "low", 0), hi = field(g, "high", 1);
-    for (int64_t i = begin; i < end; ++i) v[i] = lo + (hi - lo) * uniform01_at(seed, static_cast<uint64_t>(i));
-  } else if (g.kind == "int") {
-    const double lo = std::ceil(field(g, "low", 0)), hi = std::floor(field(g, "high", 0));
-    if (hi < lo) throw std::runtime_error("generator int: high < low");
-    const double span = hi - lo + 1;
-    for (int64_t i = begin; i < end; ++i)
-      v[i] = lo + std::min(std::floor(uniform01_at(seed, static_cast<uint64_t>(i)) * span), span - 1);
-  } else if (g.kind == "arange") {
-    const double start = field(g, "start", 0), step = field(g, "step", 1);
-    const bool has_mod = g.fields.count("mod") != 0;
-    const double mod = field(g, "mod", 0);
-    for (int64_t i = begin; i < end; ++i) {
-      double x = start + static_cast<double>(i) * step;
-      if (has_mod && mod != 0) x = std::fmod(x, mod);
-      v[i] = x;
-    }
-  } else if (g.kind == "constant") {
-    std::fill(out, out + (end - begin), field(g, "value", 0));
-  } else {
-    throw std::runtime_error("unknown generator kind '" + g.kind + "'");
+      return;
+    case ElementwiseKind::constant: std::fill(out, out + (end - begin), g.a); return;
   }
 }
 
@@ -129,13 +120,15 @@ void fill_whole(const GeneratorPlan& g, int64_t n, uint64_t seed, double* v) {
 }
 
 // Element-wise kinds run chunk by chunk on parallel_threads(), in batches small enough to stay
-// in cache; fn(batch values, count, first element) takes each batch, unrounded.
+// in cache; fn(batch values, count, first element) takes each batch of elements [first, first + n),
+// unrounded. first is even.
 constexpr int64_t kBatch = 2048;  // even
-void for_each_batch(const GeneratorPlan& g, int64_t n, uint64_t seed, const std::function<void(double*, int64_t, int64_t)>& fn) {
+void for_each_batch(const ElementwiseGenerator& g, int64_t first, int64_t n, uint64_t seed,
+                    const std::function<void(double*, int64_t, int64_t)>& fn) {
   parallel_chunks(n, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
     double batch[kBatch];
-    for (int64_t at = begin; at < end; at += kBatch) {
-      const int64_t stop = std::min(end, at + kBatch);
+    for (int64_t at = first + begin; at < first + end; at += kBatch) {
+      const int64_t stop = std::min(first + end, at + kBatch);
       fill_range(g, seed, at, stop, batch);
       fn(batch, stop - at, at);
     }
@@ -143,6 +136,20 @@ void for_each_batch(const GeneratorPlan& g, int64_t n, uint64_t seed, const std:
 }
 
 }  // namespace
+
+std::optional<ElementwiseGenerator> elementwise_generator(const GeneratorPlan& g) {
+  if (g.kind == "normal") return ElementwiseGenerator{ElementwiseKind::normal, field(g, "mean", 0), field(g, "std", 1)};
+  if (g.kind == "uniform") return ElementwiseGenerator{ElementwiseKind::uniform, field(g, "low", 0), field(g, "high", 1)};
+  if (g.kind == "int") {
+    if (std::floor(field(g, "high", 0)) < std::ceil(field(g, "low", 0))) throw std::runtime_error("generator int: high < low");
+    return ElementwiseGenerator{ElementwiseKind::integer, field(g, "low", 0), field(g, "high", 0)};
+  }
+  if (g.kind == "arange")
+    return ElementwiseGenerator{ElementwiseKind::arange, field(g, "start", 0), field(g, "step", 1), field(g, "mod", 0), g.fields.count("mod") != 0};
+  if (g.kind == "constant") return ElementwiseGenerator{ElementwiseKind::constant, field(g, "value", 0)};
+  if (g.kind == "permutation" || g.kind == "values") return std::nullopt;
+  throw std::runtime_error("unknown generator kind '" + g.kind + "'");
+}
 
 void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed, double* v) {
   // Rounding is decode(encode(x)) of the dtype, as round_to_dtype, done a batch at a time.
@@ -155,25 +162,32 @@ void generate_into(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed
       decode_elements(dtype, bytes, 0, len, values + at);
     }
   };
-  if (!element_wise(g)) {
+  const std::optional<ElementwiseGenerator> e = elementwise_generator(g);
+  if (!e) {
     fill_whole(g, n, seed, v);
     round_in_place(v, n);
     return;
   }
-  for_each_batch(g, n, seed, [&](double* batch, int64_t count, int64_t first) {
+  for_each_batch(*e, 0, n, seed, [&](double* batch, int64_t count, int64_t first) {
     round_in_place(batch, count);
     std::copy(batch, batch + count, v + first);
   });
 }
 
 std::vector<uint8_t> generate_packed(const GeneratorPlan& g, DType dtype, int64_t n, uint64_t seed) {
-  if (!element_wise(g)) {
+  const std::optional<ElementwiseGenerator> e = elementwise_generator(g);
+  if (!e) {
     std::vector<double> v(static_cast<size_t>(n));
     fill_whole(g, n, seed, v.data());
     return pack(dtype, v);
   }
+  return generate_packed_range(*e, dtype, 0, n, seed);
+}
+
+std::vector<uint8_t> generate_packed_range(const ElementwiseGenerator& g, DType dtype, int64_t first, int64_t n, uint64_t seed) {
+  if (first % 2 != 0) throw std::logic_error("generate_packed_range: an odd first element splits a pair");
   std::vector<uint8_t> bytes = touched_vector<uint8_t>(storage_bytes(dtype, n));  // an fp4 padding nibble stays 0
-  for_each_batch(g, n, seed, [&](double* batch, int64_t count, int64_t first) { encode_elements(dtype, batch, count, bytes.data(), first); });
+  for_each_batch(g, first, n, seed, [&](double* batch, int64_t count, int64_t at) { encode_elements(dtype, batch, count, bytes.data(), at - first); });
   return bytes;
 }
 

@@ -12,14 +12,16 @@
 
 namespace hk {
 
-std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job) {
+uint64_t input_seed(const CaseJob& job, const TensorPlan& t) { return tensor_seed(job.seed, job.kernel, job.stream_name, t.name); }
+
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip) {
   const CasePlan& plan = job.plan;
   std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
-    if (t.role == Role::out) continue;
+    if (t.role == Role::out || (skip && (*skip)[i])) continue;
     try {
-      packed[i] = generate_packed(t.init, t.dtype, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
+      packed[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
     } catch (const std::exception& e) {
       throw InputError("tensor '" + t.name + "': " + e.what());
     }

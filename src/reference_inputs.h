@@ -22,8 +22,12 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The device bytes of every input and inout tensor of the plan, by tensor index (outputs empty).
-std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job);
+// The device bytes of every input and inout tensor of the plan, by tensor index (outputs empty),
+// but for those `skip` marks (made elsewhere: device_inputs.h), left empty too.
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip = nullptr);
+
+// The seed of the job's tensor t.
+uint64_t input_seed(const CaseJob& job, const TensorPlan& t);
 
 // The Context without input values: parameters, outputs armed, inout tensors sized (their values
 // come from decode_inputs or the reference cache), inputs empty.

@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include "device_inputs.h"
 #include "reference_cache.h"
 
 #include <algorithm>
@@ -93,6 +94,7 @@ int run_worker(const WorkerOptions& opt) {
   // Without a cache folder (--no-cache) references are computed every time.
   std::optional<ReferenceCache> references;
   if (!opt.cache_dir.empty()) references.emplace(reference_cache_folder(opt.cache_dir), reference_cache_bound());
+  DeviceInputs device_inputs(*be, cache);
   std::string line;
   while (std::getline(std::cin, line)) {
     CaseRequest req;
@@ -114,7 +116,7 @@ int run_worker(const WorkerOptions& opt) {
     }
     chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt});
     bool sticky = false;
-    answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr);
+    answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr, &device_inputs);
     chan.send(answer);
     if (sticky) return end_below(kStickyExit);
   }

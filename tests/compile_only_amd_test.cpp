@@ -160,6 +160,15 @@ TEST_F(AmdCompileOnly, NoBuiltinHeaderModeCompilesACorpusKernel) {
   for (const json& c : r["cases"]) EXPECT_EQ(c["status"], "PASS") << c.dump();
 }
 
+// The generator that makes inputs on the GPU (device_inputs.h) builds for the users' AMD targets.
+TEST_F(AmdCompileOnly, InputGeneratorCompilesForGfx942AndGfx950) {
+  NEEDS_PRIVATE_HIPRTC();
+  EXPECT_EQ(run_fixture({"--arch", "gfx942,gfx950", "--hiprtc-root", kRoot, "input_generator"}), 0);
+  const json r = results();
+  EXPECT_EQ(r["cases"].size(), 2u);
+  for (const json& c : r["cases"]) EXPECT_EQ(c["status"], "PASS") << c.dump();
+}
+
 TEST_F(AmdCompileOnly, NoBuiltinHeaderModeOnHiprtc5IsACompileErrorSayingSo) {
   const int rc = run_fixture({"--arch", "gfx90a", "--hiprtc-root", "system", "rmsnorm_no_builtin_header"});
   const json r = results();
