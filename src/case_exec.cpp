@@ -216,14 +216,17 @@ std::vector<bool> inputs_the_host_reads(const CasePlan& plan, bool reference_cac
   return reads;
 }
 
-// Tensor i's bytes before a launch at ptr: made there by the device's generator, or uploaded
-// from initial[i] (made here when the device generator turned off since the case began). When
-// the host reads them, a tensor made on the device is downloaded into initial[i] before any
-// kernel can touch it.
+// Tensor i's bytes before a launch at ptr: made there by the device's generator (an output:
+// poisoned there), or uploaded from initial[i] (made here when the device generator is off or
+// turned off since the case began). When the host reads them, a tensor made on the device is
+// downloaded into initial[i] before any kernel can touch it.
 void put_initial_bytes(Backend& be, const CaseJob& job, size_t i, uint64_t ptr, DeviceInputs* device_inputs, std::vector<bool>& on_device,
                        std::vector<std::vector<uint8_t>>& initial, bool host_reads) {
   const TensorPlan& t = job.plan.tensors[i];
-  if (on_device[i] && device_inputs->make(t, input_seed(job, t), ptr)) {
+  if (t.role == Role::out) {
+    if (device_inputs && device_inputs->poison(t, ptr)) return;
+    if (initial[i].empty()) initial[i] = poisoned_buffer(t.dtype, t.numel);
+  } else if (on_device[i] && device_inputs->make(t, input_seed(job, t), ptr)) {
     if (host_reads) {
       initial[i].resize(t.bytes());
       be.download(initial[i].data(), ptr, initial[i].size());
@@ -390,11 +393,6 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       ptrs.push_back(base + data_offset(offset));  // offset_bytes past an aligned address
       const AllocationSlack slack = be.slack(base);
       guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset));
-      if (t.role == Role::out) {
-        const auto t_poison = Clock::now();
-        initial[i] = poisoned_buffer(t.dtype, t.numel);
-        r.timings.inputs_ms += ms_since(t_poison);
-      }
     }
     std::vector<ScalarArg> scalars(plan.args.size());
     std::vector<void*> argv;

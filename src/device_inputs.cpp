@@ -12,6 +12,8 @@ namespace hk {
 namespace {
 
 constexpr const char* kEntry = "hk_generate_inputs";
+constexpr const char* kFillEntry = "hk_fill_units";
+constexpr int kPoisonKind = -1;  // proven_'s kind for a dtype's poison
 constexpr int64_t kThreads = 256;
 constexpr int64_t kMaxBlocks = int64_t{1} << 16;  // the rest by a grid-stride loop
 // Elements compared with the host's at each end of a tensor the first time a (kind, dtype) is made.
@@ -39,7 +41,7 @@ CompileRequest input_generator_request(const std::string& backend) {
   q.source_name = "hkcheck_input_generator.cu";
   // No multiply-add fused into one rounding: the host's arithmetic, operation by operation.
   q.options = {backend == "cuda" ? "--fmad=false" : "-ffp-contract=off"};  // hipRTC and the host's compiler alike
-  q.entries = {kEntry};
+  q.entries = {kEntry, kFillEntry};
   return q;
 }
 
@@ -67,16 +69,34 @@ bool DeviceInputs::ready() {
     turn_off("the input generator did not compile: " + first_line(out.log));
     return false;
   }
-  const auto symbol = out.symbols.find(kEntry);
+  auto symbol = [&](const char* entry) {
+    const auto it = out.symbols.find(entry);
+    return it == out.symbols.end() ? std::string(entry) : it->second;
+  };
   try {
-    kernel_ = cache_.load(be_, key, out.binary, symbol == out.symbols.end() ? kEntry : symbol->second);
+    kernel_ = cache_.load(be_, key, out.binary, symbol(kEntry));
+    fill_ = cache_.load(be_, key, out.binary, symbol(kFillEntry));
   } catch (const BackendError& e) {
     if (e.sticky) throw;
     turn_off(std::string("the input generator did not load: ") + e.what());
   } catch (const MissingEntry& e) {
     turn_off(std::string("the input generator did not load: ") + e.what());
   }
-  return kernel_ != nullptr;
+  return kernel_ != nullptr && fill_ != nullptr;
+}
+
+// Launches k over `threads` threads (a grid-stride loop takes the rest) and waits for it.
+bool DeviceInputs::run(Backend::Kernel k, int64_t threads, void** args) {
+  const int64_t blocks = std::clamp<int64_t>((threads + kThreads - 1) / kThreads, 1, kMaxBlocks);
+  try {
+    be_.launch(k, {blocks, 1, 1}, {kThreads, 1, 1}, 0, args);
+    be_.synchronize();
+  } catch (const BackendError& e) {
+    if (e.sticky) throw BackendError(std::string("hkcheck's input generator failed: ") + e.what(), true);
+    turn_off(std::string("its launch failed: ") + e.what());
+    return false;
+  }
+  return true;
 }
 
 std::vector<bool> DeviceInputs::tensors_made_here(const CasePlan& plan) {
@@ -105,18 +125,43 @@ bool DeviceInputs::make(const TensorPlan& t, uint64_t seed, uint64_t ptr) {
   int kind = static_cast<int>(g.kind), dtype = static_cast<int>(t.dtype), has_mod = g.has_mod ? 1 : 0;
   double a = g.a, b = g.b, c = g.c;
   void* args[] = {&out, &n, &s, &kind, &dtype, &a, &b, &c, &has_mod, nullptr};
-  const int64_t blocks = std::clamp<int64_t>(((t.numel + 1) / 2 + kThreads - 1) / kThreads, 1, kMaxBlocks);
-  try {
-    be_.launch(kernel_, {blocks, 1, 1}, {kThreads, 1, 1}, 0, args);
-    be_.synchronize();
-  } catch (const BackendError& e) {
-    if (e.sticky) throw BackendError(std::string("hkcheck's input generator failed: ") + e.what(), true);
-    turn_off(std::string("its launch failed: ") + e.what());
-    return false;
-  }
+  if (!run(kernel_, (t.numel + 1) / 2, args)) return false;
   if (proven_.count({kind, dtype})) return true;
   if (!proves_itself(t, seed, ptr)) return false;
   proven_.insert({kind, dtype});
+  return true;
+}
+
+bool DeviceInputs::poison(const TensorPlan& t, uint64_t ptr) {
+  if (!ready()) return false;
+  const int unit = static_cast<int>(dtype_size(t.dtype));
+  long long units = static_cast<long long>(storage_bytes(t.dtype, t.numel)) / unit;  // a packed dtype's bytes are poisoned whole
+  unsigned long long bits = 0;
+  write_poison(t.dtype, &bits);  // little-endian: the unit's bytes are the low ones
+  unsigned char* out = reinterpret_cast<unsigned char*>(ptr);
+  int unit_arg = unit;
+  void* args[] = {&out, &units, &bits, &unit_arg, nullptr};
+  if (units > 0 && !run(fill_, units, args)) return false;
+  if (units == 0 || proven_.count({kPoisonKind, static_cast<int>(t.dtype)})) return true;
+  if (!poison_proves_itself(t, ptr)) return false;
+  proven_.insert({kPoisonKind, static_cast<int>(t.dtype)});
+  return true;
+}
+
+// Every unit of the output's first and last bytes holds the poison the host would have laid.
+bool DeviceInputs::poison_proves_itself(const TensorPlan& t, uint64_t ptr) {
+  const size_t unit = dtype_size(t.dtype), bytes = storage_bytes(t.dtype, t.numel);
+  const size_t window = std::min(bytes, static_cast<size_t>(kProofWindow) * unit) / unit * unit;
+  for (const size_t at : {size_t{0}, (bytes - window) / unit * unit}) {
+    std::vector<uint8_t> got(window);
+    be_.download(got.data(), ptr + at, got.size());
+    for (size_t u = 0; u < window; u += unit)
+      if (!is_poison(t.dtype, got.data() + u)) {
+        turn_off(fmt::format("the GPU poisoned output '{}' ({}, {} elements) with other bytes than the CPU at byte {}", t.name,
+                             dtype_name(t.dtype), t.numel, at + u));
+        return false;
+      }
+  }
   return true;
 }
 

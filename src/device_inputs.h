@@ -6,7 +6,9 @@
 // (the reference on a cache miss, a check that looks at an input) by downloading them before the
 // kernel runs.
 //
-// Trust: the first time a worker makes a (kind, dtype), the device's bytes are compared with the
+// Outputs are poisoned on the device the same way (a fill of their dtype's poison pattern).
+//
+// Trust: the first time a worker makes a (kind, dtype) or a dtype's poison, the device's bytes are compared with the
 // host generator's at the tensor's start and end; one differing byte turns the device generator
 // off for the rest of the worker (the inputs come from the CPU again) with a note in the case.
 #pragma once
@@ -36,12 +38,17 @@ class DeviceInputs {
   // Makes t's values for seed at device address ptr (t.numel elements in t's dtype): true when
   // they are there; false when the generator is (now) off, and the caller uploads the host's.
   bool make(const TensorPlan& t, uint64_t seed, uint64_t ptr);
+  // Poisons output t at ptr on the device (every storage unit its dtype's poison, dtype.h): true
+  // when done; false when the generator is off, and the caller uploads the host's poison.
+  bool poison(const TensorPlan& t, uint64_t ptr);
   // The notes the last calls left (the generator failed to build or to prove itself), taken once.
   std::vector<std::string> take_notes();
 
  private:
   bool ready();
   bool proves_itself(const TensorPlan& t, uint64_t seed, uint64_t ptr);
+  bool poison_proves_itself(const TensorPlan& t, uint64_t ptr);
+  bool run(Backend::Kernel k, int64_t threads, void** args);
   void turn_off(const std::string& why);
 
   Backend& be_;
@@ -49,8 +56,9 @@ class DeviceInputs {
   bool on_host_ = false;
   bool tried_ = false;
   Backend::Kernel kernel_ = nullptr;
+  Backend::Kernel fill_ = nullptr;
   std::string off_;                      // why the generator is off; "" while it is on
-  std::set<std::pair<int, int>> proven_;  // (kind, dtype) checked against the host
+  std::set<std::pair<int, int>> proven_;  // (kind, dtype) checked against the host; kind -1: the poison
   std::vector<std::string> notes_;
 };
 

@@ -86,6 +86,23 @@ TEST_P(DeviceInputsTest, GiveTheHostGeneratorsBytesForEveryKindAndDtype) {
       }
 }
 
+// Outputs poisoned on the device hold the host's poison in every storage unit.
+TEST_P(DeviceInputsTest, PoisonOutputsAsTheHostDoes) {
+  if (!be) GTEST_SKIP() << "no " << GetParam() << " device here";
+  for (const DType d : kEveryDtype)
+    for (const int64_t n : {int64_t{1}, int64_t{7}, int64_t{70001}}) {
+      TensorPlan t = tensor({"normal", {}}, d, n);
+      t.role = Role::out;
+      const uint64_t ptr = be->alloc(t.bytes());
+      std::vector<uint8_t> got(t.bytes(), 0);
+      be->upload(ptr, got.data(), got.size());
+      ASSERT_TRUE(inputs->poison(t, ptr)) << dtype_name(d);
+      be->download(got.data(), ptr, got.size());
+      be->free(ptr);
+      EXPECT_EQ(got, poisoned_buffer(d, n)) << dtype_name(d) << " n=" << n;
+    }
+}
+
 // Past 2^31 elements, where a 32-bit index would wrap: the last bytes are the host's.
 TEST_P(DeviceInputsTest, IndexElementsPastTwoToTheThirtyFirst) {
   if (!be) GTEST_SKIP() << "no " << GetParam() << " device here";
@@ -155,6 +172,20 @@ TEST(DeviceInputsTrust, TurnOffWhenTheDeviceDisagreesWithTheHost) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("tensor 'x' (normal bf16, 100 elements) with byte 3"), std::string::npos) << notes[0];
   EXPECT_EQ(inputs.tensors_made_here(plan), std::vector<bool>{false});  // off for the rest of the worker
+}
+
+TEST(DeviceInputsTrust, TurnOffWhenTheDevicePoisonsOtherwise) {
+  OneByteOff be(open_backend("host", 0, HostOptions{"h100", 2}));
+  CompileCache cache("");
+  DeviceInputs inputs(be, cache, true);
+  TensorPlan t = tensor({"normal", {}}, DType::f32, 100);
+  t.role = Role::out;
+  const uint64_t ptr = be.alloc(400);
+  EXPECT_FALSE(inputs.poison(t, ptr));
+  be.free(ptr);
+  const std::vector<std::string> notes = inputs.take_notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("poisoned output 'x' (f32, 100 elements) with other bytes than the CPU at byte 0"), std::string::npos) << notes[0];
 }
 
 }  // namespace

@@ -109,3 +109,17 @@ extern "C" __global__ void hk_generate_inputs(unsigned char* out, long long n, u
     }
   }
 }
+
+// Every unit of `unit` bytes (1, 2, 4 or 8) of out set to the low bytes of bits: an output's
+// poison (dtype.h's poison_bits), laid on the device instead of uploaded.
+extern "C" __global__ void hk_fill_units(unsigned char* out, long long units, unsigned long long bits, int unit) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long u = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; u < units; u += stride) {
+    switch (unit) {
+      case 1: out[u] = static_cast<unsigned char>(bits); break;
+      case 2: reinterpret_cast<unsigned short*>(out)[u] = static_cast<unsigned short>(bits); break;
+      case 4: reinterpret_cast<unsigned int*>(out)[u] = static_cast<unsigned int>(bits); break;
+      default: reinterpret_cast<unsigned long long*>(out)[u] = bits; break;
+    }
+  }
+}
