@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "derived_inputs.h"
 #include "dtype.h"
 #include "first_touch.h"
 #include "generator.h"
@@ -17,13 +18,14 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job) {
   std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
-    if (t.role == Role::out) continue;
+    if (t.role == Role::out || t.init.derived()) continue;  // derived ones: from the others, below
     try {
       packed[i] = generate_packed(t.init, t.dtype, t.numel, tensor_seed(job.seed, job.kernel, job.stream_name, t.name));
     } catch (const std::exception& e) {
       throw InputError("tensor '" + t.name + "': " + e.what());
     }
   }
+  fill_derived_inputs(job, packed);
   return packed;
 }
 
