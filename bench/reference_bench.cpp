@@ -51,10 +51,14 @@ CaseJob find_job(const std::vector<KernelSpec>& kernels, const std::string& spec
 }
 
 // The reference `name` from `file`, compiled as a run would (with hkcheck's reference runtime).
-const ref::Function* library_reference(const std::string& file, const std::string& name, const std::string& cache_dir) {
+std::string library_of(const std::string& file, const std::string& cache_dir) {
   const ReferenceLibrary lib = build_reference_library(file, ReferenceBuildOptions{cache_dir, "", 1, 0});
   if (!lib.ok) throw std::runtime_error(lib.log);
-  return load_reference(lib.path, name);
+  return lib.path;
+}
+
+const ref::Function* library_reference(const std::string& file, const std::string& name, const std::string& cache_dir) {
+  return load_reference(library_of(file, cache_dir), name);
 }
 
 // Runs f on a copy of the inputs with `threads` threads; the copy, with the outputs, is returned.
@@ -87,11 +91,13 @@ double max_relative_difference(const CaseJob& job, const ref::Context& a, const 
 // Times and checks one case; prints its line. False when its outputs differ.
 bool bench_case(const CaseJob& job, const std::string& file, const Options& o) {
   std::string line = fmt::format("{}/{}", job.kernel, job.case_name);
+  CaseJob with_library = job;  // derived inputs (docs/manifest.md) run a reference of the same file
+  with_library.reference_library = library_of(file, o.cache_dir);
   ref::Context inputs;
   for (int t : o.threads) {
     set_parallel_threads(t);
     const auto t0 = Clock::now();
-    inputs = reference_context(job);
+    inputs = reference_context(with_library);
     line += fmt::format("  inputs@{} {:.0f} ms", t, ms_since(t0));
   }
   const ref::Function& f = *library_reference(file, job.reference, o.cache_dir);

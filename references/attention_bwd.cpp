@@ -3,10 +3,13 @@
 // [B, Sq, Hq, D], k/v [B, Sk, Hkv, D], lse [B, Hq, Sq]; dq/dk/dv like q/k/v. Bottom-right causal.
 // For a visible (i, j): P = exp(scale q_i·k_j - lse_i), dP = dout_i·v_j, delta_i = dout_i·out_i,
 // dS = P (dP - delta_i); dv_j += P dout_i, dk_j += scale dS q_i, dq_i += scale dS k_j.
+// attn_fwd_lse_ref is the forward pass the manifest derives out and lse from (docs/manifest.md,
+// "Derived tensors"), with the same layouts, scale and causal alignment.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "attention_common.h"
 #include "reference.h"
 
 namespace {
@@ -15,12 +18,40 @@ using hk::ref::Context;
 
 int I(Context& ctx, const char* n) { return static_cast<int>(ctx.integer(n)); }
 
+// The scale the kernels use: the f32 they received, or 1/sqrt(D) computed in f32 when <= 0.
+double kernel_scale(Context& ctx, int D) {
+  const float s32 = static_cast<float>(ctx.num("scale"));
+  return s32 > 0.f ? s32 : static_cast<double>(1.f / std::sqrt(static_cast<float>(D)));
+}
+
+// out [B, Sq, Hq, D] and lse [B, Hq, Sq] (natural log) of softmax(scale q k^T) v; a row that
+// sees no key (causal, Sq > Sk) gets out 0 and lse -inf, which the backward skips.
+void attention_fwd(Context& ctx) {
+  const int B = I(ctx, "B"), Sq = I(ctx, "Sq"), Sk = I(ctx, "Sk"), Hq = I(ctx, "Hq"),
+            Hkv = I(ctx, "Hkv"), D = I(ctx, "D"), G = Hq / Hkv;
+  const bool causal = ctx.integer("causal") != 0;
+  const double scale = kernel_scale(ctx, D);
+  const double* q = ctx.tensor("q").data.data();
+  double* out = ctx.tensor("out").data.data();
+  double* lse = ctx.tensor("lse").data.data();
+  const hk::ref::Tensor &kt = ctx.tensor("k"), &vt = ctx.tensor("v");
+  ctx.parallel_for((int64_t)B * Hq, [&](int64_t task) {
+    const int b = static_cast<int>(task / Hq), h = static_cast<int>(task % Hq);
+    const attn_ref::Row k = attn_ref::contig(kt, (long long)b * Sk, Hkv, h / G, D);
+    const attn_ref::Row v = attn_ref::contig(vt, (long long)b * Sk, Hkv, h / G, D);
+    for (int i = 0; i < Sq; ++i) {
+      const long long qi = (((long long)b * Sq + i) * Hq + h) * D;
+      attn_ref::attend(q + qi, D, 0, attn_ref::causal_hi(i, Sq, Sk, causal), k, v, scale, out + qi,
+                       lse + ((long long)b * Hq + h) * Sq + i);
+    }
+  });
+}
+
 void attention_bwd(Context& ctx) {
   const int B = I(ctx, "B"), Sq = I(ctx, "Sq"), Sk = I(ctx, "Sk"), Hq = I(ctx, "Hq"),
             Hkv = I(ctx, "Hkv"), D = I(ctx, "D"), G = Hq / Hkv;
   const bool causal = ctx.integer("causal") != 0;
-  const float s32 = static_cast<float>(ctx.num("scale"));
-  const double scale = s32 > 0.f ? s32 : static_cast<double>(1.f / std::sqrt(static_cast<float>(D)));
+  const double scale = kernel_scale(ctx, D);
   const double *q = ctx.tensor("q").data.data(), *k = ctx.tensor("k").data.data(),
                *v = ctx.tensor("v").data.data(), *o = ctx.tensor("out").data.data(),
                *go = ctx.tensor("dout").data.data(), *lse = ctx.tensor("lse").data.data();
@@ -61,3 +92,4 @@ void attention_bwd(Context& ctx) {
 }  // namespace
 
 HK_REFERENCE(attn_bwd_ref) { attention_bwd(ctx); }
+HK_REFERENCE(attn_fwd_lse_ref) { attention_fwd(ctx); }

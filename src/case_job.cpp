@@ -52,6 +52,10 @@ json tensor_json(const TensorPlan& t) {
   json j = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"numel", t.numel}, {"role", role_name(t.role)},
             {"init", {{"kind", t.init.kind}, {"fields", fields}}},
             {"tolerance", {number(tol.atol), number(tol.rtol), number(tol.ulps), number(tol.max_mismatch_fraction), number(tol.hard_ulps)}}};
+  if (t.init.derived()) {
+    j["init"]["reference"] = t.init.reference;
+    j["init"]["output"] = t.init.output;
+  }
   if (t.deterministic) j["deterministic"] = true;
   if (t.offset_bytes) j["offset_bytes"] = t.offset_bytes;
   for (const CheckPlan& c : t.checks) {
@@ -89,6 +93,8 @@ TensorPlan tensor_from(const json& j) {
   read_field_with(j, "init", [&](const json& init) {
     read_field(init, "kind", t.init.kind);
     t.init.fields = read_field_with(init, "fields", numbers_from);
+    read_optional_field(init, "reference", t.init.reference);
+    read_optional_field(init, "output", t.init.output);
   });
   t.tolerance = read_field_with(j, "tolerance", [](const json& tol) {
     return Tolerance{read_number(tol.at(0)), read_number(tol.at(1)), read_number(tol.at(2)), read_number(tol.at(3)), read_number(tol.at(4))};

@@ -164,6 +164,8 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
     t.offset_bytes = plan_offset(k, c, ts, t.dtype, path);
     if (ts.init) {
       t.init.kind = ts.init->kind;
+      t.init.reference = ts.init->reference;
+      t.init.output = ts.init->output;
       for (const auto& [field, text] : ts.init->fields) {
         t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
         // A fill may be -inf, +inf or nan on purpose (a float tensor's constant or values); a

@@ -32,6 +32,8 @@ Tolerance default_tolerance(DType t);
 struct GeneratorPlan {
   std::string kind;
   std::map<std::string, double> fields;
+  std::string reference, output;  // kind "reference" (GeneratorSpec): names, part of every key of the inputs
+  bool derived() const { return kind == kDerivedKind; }
 };
 
 struct TensorPlan {

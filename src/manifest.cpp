@@ -66,6 +66,8 @@ using manifest_read::FieldError;
 using manifest_read::is_identifier;
 using manifest_read::kind_of;
 using manifest_read::kMaxNameLength;
+using manifest_read::check_derived_tensors;
+using manifest_read::read_derived_init;
 
 const json& need(const json& obj, const char* key, const std::string& path) {
   if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
@@ -176,6 +178,7 @@ CheckSpec read_check(const json& v, const std::string& key, const std::string& p
 
 GeneratorSpec read_generator(const json& v, const std::string& path) {
   if (!v.is_object()) fail(path, fmt::format("expected a generator object, got {}", kind_of(v)));
+  if (v.contains("kind") && v["kind"] == kDerivedKind) return read_derived_init(v, path);
   GeneratorSpec g;
   g.kind = need_string(v, "kind", path);
   static const std::map<std::string, std::vector<std::string>> kFields = {
@@ -184,7 +187,7 @@ GeneratorSpec read_generator(const json& v, const std::string& path) {
   };
   const auto it = kFields.find(g.kind);
   if (it == kFields.end())
-    fail(path + "/kind", "unknown generator '" + g.kind + "' (expected normal, uniform, int, arange, constant, permutation or values)");
+    fail(path + "/kind", "unknown generator '" + g.kind + "' (expected normal, uniform, int, arange, constant, permutation, values or reference)");
   for (auto f = v.begin(); f != v.end(); ++f) {
     if (f.key() == "kind") continue;
     if (g.kind == "values" && f.key() == "values") {  // each element becomes the field "values.<i>"
@@ -489,6 +492,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
     any_output |= k.tensors.back().role != Role::in;
   }
   if (!any_output) fail(path + "/tensors", "no tensor has role out or inout: nothing would be checked");
+  check_derived_tensors(k.tensors, path);
   const json& args = need(v, "args", path);
   if (!args.is_array()) fail(path + "/args", "expected an array of arguments");
   for (size_t i = 0; i < args.size(); ++i) k.args.push_back(read_arg(args[i], fmt::format("{}/args/{}", path, i), k.tensors));

@@ -36,9 +36,14 @@ struct ToleranceSpec {
 constexpr size_t kMaxGeneratorValues = 65536;
 inline std::string values_field(size_t i) { return "values." + std::to_string(i); }
 
+// The generator kind whose values come from a reference run on the case's other inputs (a
+// backward kernel's out and lse from the forward pass): docs/manifest.md, "Derived tensors".
+inline const char* const kDerivedKind = "reference";
+
 struct GeneratorSpec {
-  std::string kind;                           // normal uniform int arange constant permutation values
+  std::string kind;                           // normal uniform int arange constant permutation values reference
   std::map<std::string, std::string> fields;  // field -> expression text
+  std::string reference, output;              // kind "reference": the reference run and which of its outputs
 };
 
 struct TensorSpec {

@@ -5,6 +5,12 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+namespace hk {
+struct GeneratorSpec;
+struct TensorSpec;
+}  // namespace hk
 
 namespace hk::manifest_read {
 
@@ -25,5 +31,11 @@ constexpr size_t kMaxNameLength = 256;
 
 // A C identifier of at most kMaxNameLength characters (macro and reference names).
 bool is_identifier(const std::string& s);
+
+// A derived tensor's init (kind "reference"): its reference and output names. Fails naming the field.
+GeneratorSpec read_derived_init(const nlohmann::json& v, const std::string& path);
+
+// The rules a kernel's derived tensors keep together (manifest_derived.cpp); path is the kernel's.
+void check_derived_tensors(const std::vector<TensorSpec>& tensors, const std::string& path);
 
 }  // namespace hk::manifest_read

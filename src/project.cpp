@@ -82,6 +82,22 @@ ReferenceIndex scan_project_references(const ProjectPaths& project, const std::v
   return scan_references({builtin, project.references}, files, builtin);
 }
 
+// A derived tensor's reference runs from the library of the kernel's own reference (one file):
+// "" when every one is defined there, else the error naming the manifest and the field.
+std::string derived_reference_outside(const KernelSpec& k, const ReferenceIndex& index, const std::string& file) {
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    const std::optional<GeneratorSpec>& init = k.tensors[i].init;
+    if (!init || init->kind != kDerivedKind) continue;
+    const auto it = index.file_of.find(init->reference);
+    if (it != index.file_of.end() && it->second == file) continue;
+    return fmt::format("{}: {}/tensors/{}/init/reference: no HK_REFERENCE({}) in {}, the file of the kernel's reference '{}' "
+                       "(a derived tensor's reference runs from that file's library){}",
+                       k.manifest, k.json_path, i, init->reference, file, k.reference,
+                       it == index.file_of.end() ? "" : "; it is defined in " + it->second);
+  }
+  return "";
+}
+
 }  // namespace
 
 ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project) {
@@ -100,6 +116,11 @@ ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& proj
     if (it == index.file_of.end() || !named_file_has_it) {
       loaded.errors.push_back(fmt::format("{}: {}/reference: no HK_REFERENCE({}) in {}", k.manifest, k.json_path, k.reference,
                                           k.reference_source.empty() ? searched : k.reference_source));
+      loaded.failed_kernels.push_back(k.name);
+      continue;
+    }
+    if (const std::string bad = derived_reference_outside(k, index, it->second); !bad.empty()) {
+      loaded.errors.push_back(bad);
       loaded.failed_kernels.push_back(k.name);
       continue;
     }

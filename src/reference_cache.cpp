@@ -176,6 +176,7 @@ std::string reference_cache_key(const CaseJob& job, const std::string& library_i
   for (const TensorPlan& t : job.plan.tensors) {
     text += fmt::format("tensor {} {} {} [{}] {}", t.name, role_name(t.role), dtype_name(t.dtype), fmt::join(t.shape, ","), t.init.kind);
     for (const auto& [field, v] : t.init.fields) text += " " + field + "=" + exact_number(v);
+    if (t.init.derived()) text += " reference=" + t.init.reference + " output=" + t.init.output;
     text += "\n";
   }
   return fmt::format("{:016x}", fnv1a(text));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "derived_inputs.h"
 #include "dtype.h"
 #include "first_touch.h"
 #include "generator.h"
@@ -19,13 +20,15 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
   std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
-    if (t.role == Role::out || (skip && (*skip)[i])) continue;
+    // Derived ones come from the others, below; those `skip` marks are made elsewhere.
+    if (t.role == Role::out || t.init.derived() || (skip && (*skip)[i])) continue;
     try {
       packed[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
     } catch (const std::exception& e) {
       throw InputError("tensor '" + t.name + "': " + e.what());
     }
   }
+  fill_derived_inputs(job, packed);
   return packed;
 }
 

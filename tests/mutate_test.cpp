@@ -11,7 +11,7 @@
 namespace hk {
 namespace {
 
-const char* kSource = R"(#include "hkcheck.h"
+const char* kMutantSource = R"(#include "hkcheck.h"
 // not device code: never mutated
 int host_add(int a, int b) { return a + b; }
 __device__ int counter = 3;
@@ -30,7 +30,7 @@ HK_KERNEL void k(T* __restrict__ out, const T* __restrict__ x, f32 s0, f32 s1, i
 }
 )";
 
-std::vector<Mutant> mutants() { return generate_mutants(kSource, tokenize_source("k.cu", kSource)); }
+std::vector<Mutant> mutants() { return generate_mutants(kMutantSource, tokenize_source("k.cu", kMutantSource)); }
 
 bool has(const std::vector<Mutant>& ms, const std::string& id) {
   return std::any_of(ms.begin(), ms.end(), [&](const Mutant& m) { return m.id == id; });
@@ -38,18 +38,18 @@ bool has(const std::vector<Mutant>& ms, const std::string& id) {
 
 std::string applied(const std::vector<Mutant>& ms, const std::string& id) {
   for (const Mutant& m : ms)
-    if (m.id == id) return apply_mutant(kSource, m);
+    if (m.id == id) return apply_mutant(kMutantSource, m);
   return "";
 }
 
 TEST(ClangTokens, KindsAndExtentsAreExact) {
-  const std::vector<SourceToken> t = tokenize_source("k.cu", kSource);
+  const std::vector<SourceToken> t = tokenize_source("k.cu", kMutantSource);
   ASSERT_FALSE(t.empty());
   EXPECT_TRUE(t[0].directive);  // #include "hkcheck.h"
   const auto kw = std::find_if(t.begin(), t.end(), [](const SourceToken& s) { return s.text == "return"; });
   ASSERT_NE(kw, t.end());
   EXPECT_EQ(kw->kind, TokenKind::keyword);
-  for (const SourceToken& s : t) EXPECT_EQ(std::string(kSource).substr(s.begin, s.end - s.begin), s.text);
+  for (const SourceToken& s : t) EXPECT_EQ(std::string(kMutantSource).substr(s.begin, s.end - s.begin), s.text);
   EXPECT_TRUE(std::none_of(t.begin(), t.end(), [](const SourceToken& s) { return s.kind == TokenKind::comment; }));
 }
 
@@ -118,7 +118,7 @@ TEST(Mutant, DiffShowsTheEditWithContext) {
   const std::vector<Mutant> ms = mutants();
   const auto m = std::find_if(ms.begin(), ms.end(), [](const Mutant& x) { return x.id == "loop_bound@11:31/<="; });
   ASSERT_NE(m, ms.end());
-  const std::string d = mutant_diff("kernels/k.cu", kSource, *m);
+  const std::string d = mutant_diff("kernels/k.cu", kMutantSource, *m);
   EXPECT_EQ(d.rfind("--- a/kernels/k.cu\n+++ b/kernels/k.cu\n@@ -8,7 +8,7 @@\n", 0), 0u) << d;
   EXPECT_NE(d.find("\n-  for (i32 i = threadIdx.x; i < n; i += blockDim.x) {\n+  for (i32 i = threadIdx.x; i <= n; i += blockDim.x) {\n"), std::string::npos) << d;
 }

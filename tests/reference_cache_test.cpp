@@ -173,6 +173,9 @@ TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
       {"generator", [](CaseJob& j) { j.plan.tensors[0].init.kind = "uniform"; }},
       {"generator field", [](CaseJob& j) { j.plan.tensors[0].init.fields["std"] = 2; }},
       {"tensor order", [](CaseJob& j) { std::swap(j.plan.tensors[0], j.plan.tensors[1]); }},
+      {"derived reference", [](CaseJob& j) { j.plan.tensors[0].init = {kDerivedKind, {}, "fwd_a", "out"}; }},
+      {"derived output", [](CaseJob& j) { j.plan.tensors[0].init = {kDerivedKind, {}, "fwd_b", "lse"}; }},
+      {"derived both", [](CaseJob& j) { j.plan.tensors[0].init = {kDerivedKind, {}, "fwd_b", "out"}; }},
   };
   for (const auto& [what, edit] : edits) {
     CaseJob j = base_job();

@@ -1,0 +1,112 @@
+#include "derived_inputs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+
+#include "dtype.h"
+#include "parallel_for.h"
+#include "reference_guard.h"
+#include "reference_inputs.h"
+#include "reference_threads.h"
+#include "runtime_references.h"
+
+namespace hk {
+namespace {
+
+// What an output element holds until the reference writes it: a signaling NaN that no
+// arithmetic produces, so an output smaller than its tensor shows as elements still holding it.
+constexpr uint64_t kUnwritten = 0x7FF4F00DFEED0001ull;
+
+double unwritten_value() {
+  double v;
+  std::memcpy(&v, &kUnwritten, sizeof v);
+  return v;
+}
+
+int64_t count_unwritten(const std::vector<double>& data) {
+  int64_t n = 0;
+  for (const double v : data) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    n += bits == kUnwritten;
+  }
+  return n;
+}
+
+// The run's Context: params, the inputs that are not derived, and the outputs of `reference`.
+ref::Context forward_context(const CaseJob& job, const std::vector<std::vector<uint8_t>>& packed, const std::string& reference) {
+  const CasePlan& plan = job.plan;
+  ref::Context ctx;
+  ctx.round_dtype = round_for_reference;
+  ctx.threads = reference_threads();
+  for (const auto& [name, v] : plan.params) {
+    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
+    else ctx.strings[name] = std::get<std::string>(v);
+  }
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (t.role == Role::out || t.init.derived()) continue;
+    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, std::vector<double>(static_cast<size_t>(t.numel))};
+    parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+      decode_elements(t.dtype, packed[i].data(), begin, end - begin, rt.data.data() + begin);
+    });
+    ctx.tensors[t.name] = std::move(rt);
+  }
+  for (const TensorPlan& t : plan.tensors) {
+    if (!t.init.derived() || t.init.reference != reference) continue;
+    ref::Tensor rt{t.init.output, dtype_name(t.dtype), t.shape, {}};
+    arm_reference_guard(rt.data, static_cast<size_t>(t.numel), unwritten_value());
+    ctx.tensors[t.init.output] = std::move(rt);
+  }
+  return ctx;
+}
+
+// Why the run's output for t cannot be t's values ("" when it can).
+std::string size_mismatch(const TensorPlan& t, const std::vector<double>& data, const double* armed_at) {
+  if (data.data() != armed_at || static_cast<int64_t>(data.size()) != t.numel)
+    return fmt::format("it made the output {} element(s)", data.size());
+  if (const std::string breach = reference_guard_breach(data, armed_at, static_cast<size_t>(t.numel)); !breach.empty())
+    return "it wrote past the output: " + breach;
+  if (const int64_t left = count_unwritten(data); left > 0) return fmt::format("it left {} element(s) of the output unwritten", left);
+  return "";
+}
+
+void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const std::string& reference) {
+  const CasePlan& plan = job.plan;
+  const TensorPlan* first = nullptr;
+  for (const TensorPlan& t : plan.tensors)
+    if (t.init.derived() && t.init.reference == reference && !first) first = &t;
+  const std::string who = fmt::format("tensor '{}' (init.reference '{}')", first->name, reference);
+  ref::Context ctx = forward_context(job, packed, reference);
+  std::map<std::string, const double*> armed;
+  for (auto& [name, t] : ctx.tensors) armed[name] = t.data.data();
+  try {
+    (*load_reference(job.reference_library, reference))(ctx);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: the reference run failed: {}", who, e.what()));
+  }
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (!t.init.derived() || t.init.reference != reference) continue;
+    const std::vector<double>& data = ctx.tensors.at(t.init.output).data;
+    if (const std::string bad = size_mismatch(t, data, armed.at(t.init.output)); !bad.empty())
+      throw InputError(fmt::format("tensor '{}', init.output '{}': {} elements expected (the tensor's shape), but reference '{}' "
+                                   "does not give that many: {}", t.name, t.init.output, t.numel, reference, bad));
+    packed[i].assign(t.bytes(), 0);
+    encode_elements(t.dtype, data.data(), t.numel, packed[i].data(), 0);
+  }
+}
+
+}  // namespace
+
+void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed) {
+  std::vector<std::string> references;  // in the order of the tensors, each once
+  for (const TensorPlan& t : job.plan.tensors)
+    if (t.init.derived() && std::find(references.begin(), references.end(), t.init.reference) == references.end())
+      references.push_back(t.init.reference);
+  for (const std::string& reference : references) run_one(job, packed, reference);
+}
+
+}  // namespace hk
