@@ -302,7 +302,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
   std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
   try {
-    initial = packed_inputs(job, &on_device);
+    initial = packed_inputs(job, &on_device, references && job.reference_cache ? references : nullptr, &r.notes);
   } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
     r.message = fmt::format("{}: {}", job.manifest, e.what());
     return finish(r);

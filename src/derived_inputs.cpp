@@ -4,9 +4,12 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 #include "dtype.h"
 #include "parallel_for.h"
+#include "fnv1a.h"
+#include "reference_cache.h"
 #include "reference_guard.h"
 #include "reference_inputs.h"
 #include "reference_threads.h"
@@ -73,8 +76,47 @@ std::string size_mismatch(const TensorPlan& t, const std::vector<double>& data, 
   return "";
 }
 
-void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const std::string& reference) {
+// The key of a run's outputs: the case's reference-output key and the run's reference name.
+std::string derived_cache_key(const CaseJob& job, const std::string& reference) {
+  const std::string library = reference_library_identity(job.reference_library);
+  if (library.empty()) return "";  // references linked into this program are not cached
+  return fmt::format("{:016x}", fnv1a("derived inputs\n" + reference_cache_key(job, library) + "\n" + reference + "\n"));
+}
+
+// The derived tensors of reference's run, by plan index: their output names and element counts.
+OutputCounts derived_outputs(const CasePlan& plan, const std::string& reference, std::vector<size_t>* indices) {
+  OutputCounts outputs;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (!t.init.derived() || t.init.reference != reference) continue;
+    outputs.emplace_back(t.init.output, t.numel);
+    indices->push_back(i);
+  }
+  return outputs;
+}
+
+// The run's outputs read back from the cache into packed; false on a miss.
+bool read_back(ReferenceCache& cache, const std::string& key, const CaseJob& job, const std::string& reference,
+               std::vector<std::vector<uint8_t>>& packed, std::vector<std::string>* notes) {
+  std::vector<size_t> indices;
+  const OutputCounts expected = derived_outputs(job.plan, reference, &indices);
+  std::string note;
+  const std::optional<ReferenceOutputs> got = cache.read(key, expected, &note);
+  if (!note.empty() && notes) notes->push_back(note);
+  if (!got || got->size() != expected.size()) return false;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const TensorPlan& t = job.plan.tensors[indices[k]];
+    packed[indices[k]].assign(t.bytes(), 0);
+    encode_elements(t.dtype, (*got)[k].data.data(), t.numel, packed[indices[k]].data(), 0);
+  }
+  return true;
+}
+
+void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const std::string& reference, ReferenceCache* cache,
+             std::vector<std::string>* notes) {
   const CasePlan& plan = job.plan;
+  const std::string key = cache ? derived_cache_key(job, reference) : "";
+  if (!key.empty() && read_back(*cache, key, job, reference, packed, notes)) return;
   const TensorPlan* first = nullptr;
   for (const TensorPlan& t : plan.tensors)
     if (t.init.derived() && t.init.reference == reference && !first) first = &t;
@@ -87,6 +129,7 @@ void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, cons
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: the reference run failed: {}", who, e.what()));
   }
+  std::vector<const ref::Tensor*> outputs;  // in plan order, as derived_outputs lists them
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
     if (!t.init.derived() || t.init.reference != reference) continue;
@@ -96,17 +139,19 @@ void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, cons
                                    "does not give that many: {}", t.name, t.init.output, t.numel, reference, bad));
     packed[i].assign(t.bytes(), 0);
     encode_elements(t.dtype, data.data(), t.numel, packed[i].data(), 0);
+    outputs.push_back(&ctx.tensors.at(t.init.output));
   }
+  if (!key.empty()) cache->write(key, outputs);
 }
 
 }  // namespace
 
-void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed) {
+void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, ReferenceCache* cache, std::vector<std::string>* notes) {
   std::vector<std::string> references;  // in the order of the tensors, each once
   for (const TensorPlan& t : job.plan.tensors)
     if (t.init.derived() && std::find(references.begin(), references.end(), t.init.reference) == references.end())
       references.push_back(t.init.reference);
-  for (const std::string& reference : references) run_one(job, packed, reference);
+  for (const std::string& reference : references) run_one(job, packed, reference, cache, notes);
 }
 
 }  // namespace hk

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "case_job.h"
 
 namespace hk {
+
+class ReferenceCache;
 
 // Fills packed[i] of every derived tensor i of the job's plan, given the device bytes of all the
 // others: one run per reference named, on a Context holding the case's params, its in and inout
@@ -16,6 +19,10 @@ namespace hk {
 // outputs, one tensor per derived one, named by its `output` and sized by it; each output is then
 // rounded to its tensor's dtype. Throws InputError naming the tensor and the init field when the
 // reference cannot be loaded, fails, or its output does not have the tensor's element count.
-void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed);
+// cache: where the runs' outputs are read back from and kept, under a key of everything the
+// case's reference outputs depend on and the reference's name (reference_cache.h); nullptr runs
+// every time. A damaged entry adds a note to *notes.
+void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, ReferenceCache* cache = nullptr,
+                         std::vector<std::string>* notes = nullptr);
 
 }  // namespace hk

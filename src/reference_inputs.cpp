@@ -15,7 +15,8 @@ namespace hk {
 
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t) { return tensor_seed(job.seed, job.kernel, job.stream_name, t.name); }
 
-std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip) {
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip, ReferenceCache* cache,
+                                                std::vector<std::string>* notes) {
   const CasePlan& plan = job.plan;
   std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
@@ -28,7 +29,7 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
       throw InputError("tensor '" + t.name + "': " + e.what());
     }
   }
-  fill_derived_inputs(job, packed);
+  fill_derived_inputs(job, packed, cache, notes);
   return packed;
 }
 

@@ -17,14 +17,18 @@
 
 namespace hk {
 
+class ReferenceCache;
+
 // Thrown when a tensor's values cannot be generated: what names the tensor, not the manifest.
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 // The device bytes of every input and inout tensor of the plan, by tensor index (outputs empty),
-// but for those `skip` marks (made elsewhere: device_inputs.h), left empty too.
-std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip = nullptr);
+// but for those `skip` marks (made elsewhere: device_inputs.h), left empty too. Derived tensors
+// (derived_inputs.h) read their runs back from `cache` where it holds them, and keep them there.
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip = nullptr,
+                                                ReferenceCache* cache = nullptr, std::vector<std::string>* notes = nullptr);
 
 // The seed of the job's tensor t.
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t);
