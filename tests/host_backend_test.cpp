@@ -117,6 +117,22 @@ TEST_P(HostBackendTest, ThreadsAtTwoDifferentBarriersAreReported) {
   }
 }
 
+// When every block fails, the report names the first block in grid order, whichever thread failed
+// first: a message that tests and diffs can rely on.
+TEST_P(HostBackendTest, AFailureInEveryBlockIsReportedForTheFirstBlock) {
+  Backend::Kernel k = load("two_barrier_sites");
+  uint64_t d = be->alloc(16);
+  void* args[] = {&d, nullptr};
+  for (int launch = 0; launch < 10; ++launch) {
+    try {
+      be->launch(k, {16, 1, 1}, {128, 1, 1}, 0, args);
+      FAIL() << "expected a divergent-barrier error";
+    } catch (const BackendError& e) {
+      ASSERT_NE(std::string(e.what()).find("divergent barrier in block (0,0,0)"), std::string::npos) << "launch " << launch << ": " << e.what();
+    }
+  }
+}
+
 TEST_P(HostBackendTest, ArgumentCountMustMatchTheSignature) {
   Backend::Kernel k = load("block_stats");
   uint64_t d = be->alloc(4);

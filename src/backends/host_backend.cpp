@@ -237,8 +237,10 @@ class HostBackend final : public Backend {
     std::atomic<int64_t> next{0};
     std::atomic<bool> failed{false};
     std::string error;
+    int64_t error_block = blocks;  // of all the blocks that failed, the first in grid order: the same whatever the threads' timing
     std::mutex error_mu;
     auto work = [&] {
+      int64_t b = -1;
       try {
         AltSignalStack alt_stack;
         host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
@@ -249,7 +251,7 @@ class HostBackend final : public Backend {
           sched.watch_races(races_.get());
           static_shared = host::module_tls(kernel->library);
         }
-        for (int64_t b; !failed && (b = next++) < blocks;) {
+        while (!failed && (b = next++) < blocks) {
           const hk_host_dim3 bidx{static_cast<unsigned>(b % grid[0]), static_cast<unsigned>(b / grid[0] % grid[1]),
                                   static_cast<unsigned>(b / (grid[0] * grid[1]))};
           if (races_)
@@ -261,7 +263,8 @@ class HostBackend final : public Backend {
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(error_mu);
-        if (!failed.exchange(true)) error = e.what();
+        if (b < error_block) error = e.what(), error_block = b;
+        failed = true;
       }
     };
     if (races_) races_->begin_launch(watched_buffers(), gdim, bdim, profile_.warp_size);
