@@ -25,6 +25,10 @@ bool stands_alone(const std::string& kind) {
          kind == "values";
 }
 
+// The kernels store whole elements (or poison units): a tensor placed off its element's
+// alignment (offset_bytes) would fault on a GPU, so it is left to the host and uploaded.
+bool aligned_for(const TensorPlan& t, uint64_t ptr) { return ptr % dtype_size(t.dtype) == 0; }
+
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // HKCHECK_DEVICE_INPUTS=0 makes every input on the CPU: what the speed bench compares with.
@@ -117,7 +121,7 @@ std::vector<bool> DeviceInputs::tensors_made_here(const CasePlan& plan) {
 }
 
 bool DeviceInputs::make(const TensorPlan& t, uint64_t seed, uint64_t ptr) {
-  if (!ready()) return false;
+  if (!ready() || !aligned_for(t, ptr)) return false;
   const ElementwiseGenerator g = *elementwise_generator(t.init);
   unsigned char* out = reinterpret_cast<unsigned char*>(ptr);
   long long n = t.numel;
@@ -133,7 +137,7 @@ bool DeviceInputs::make(const TensorPlan& t, uint64_t seed, uint64_t ptr) {
 }
 
 bool DeviceInputs::poison(const TensorPlan& t, uint64_t ptr) {
-  if (!ready()) return false;
+  if (!ready() || !aligned_for(t, ptr)) return false;
   const int unit = static_cast<int>(dtype_size(t.dtype));
   long long units = static_cast<long long>(storage_bytes(t.dtype, t.numel)) / unit;  // a packed dtype's bytes are poisoned whole
   unsigned long long bits = 0;

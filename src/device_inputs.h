@@ -36,10 +36,12 @@ class DeviceInputs {
   // neither element-wise nor permutation/values) or the generator is off.
   std::vector<bool> tensors_made_here(const CasePlan& plan);
   // Makes t's values for seed at device address ptr (t.numel elements in t's dtype): true when
-  // they are there; false when the generator is (now) off, and the caller uploads the host's.
+  // they are there; false when the generator is (now) off or ptr is not aligned to t's element
+  // (a misaligned tensor), and the caller uploads the host's.
   bool make(const TensorPlan& t, uint64_t seed, uint64_t ptr);
   // Poisons output t at ptr on the device (every storage unit its dtype's poison, dtype.h): true
-  // when done; false when the generator is off, and the caller uploads the host's poison.
+  // when done; false when the generator is off or ptr is misaligned, and the caller uploads the
+  // host's poison.
   bool poison(const TensorPlan& t, uint64_t ptr);
   // The notes the last calls left (the generator failed to build or to prove itself), taken once.
   std::vector<std::string> take_notes();

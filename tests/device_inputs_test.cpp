@@ -103,6 +103,22 @@ TEST_P(DeviceInputsTest, PoisonOutputsAsTheHostDoes) {
     }
 }
 
+// A tensor placed off its element's alignment (offset_bytes) is left to the host: the kernels'
+// whole-element stores would fault there on a GPU. The generator stays on for the others.
+TEST_P(DeviceInputsTest, LeaveMisalignedTensorsToTheHost) {
+  if (!be) GTEST_SKIP() << "no " << GetParam() << " device here";
+  TensorPlan t = tensor({"normal", {}}, DType::f32, 10);
+  const uint64_t base = be->alloc(64);
+  EXPECT_FALSE(inputs->make(t, 1, base + 2));
+  t.role = Role::out;
+  EXPECT_FALSE(inputs->poison(t, base + 2));
+  EXPECT_TRUE(inputs->poison(t, base + 4));
+  t.role = Role::in;
+  EXPECT_TRUE(inputs->make(t, 1, base + 4));
+  be->free(base);
+  EXPECT_TRUE(inputs->take_notes().empty()) << "a misaligned tensor turns nothing off";
+}
+
 // Past 2^31 elements, where a 32-bit index would wrap: the last bytes are the host's.
 TEST_P(DeviceInputsTest, IndexElementsPastTwoToTheThirtyFirst) {
   if (!be) GTEST_SKIP() << "no " << GetParam() << " device here";
