@@ -199,7 +199,9 @@ TEST(RunnerPool, ARunEndingSparesTheWorkersOfARunBesideIt) {
 
 TEST(RunnerPool, DevicesEachGetTheirWorkers) {
   Pool p;
-  for (const char* k : {"ok_a", "ok_b", "ok_c", "ok_d"}) p.add(k);
+  // 8 cases of 0.3 s: one device's worker cannot take them all before the other's starts, as it
+  // could take 4 instant ones on a loaded machine.
+  for (const char* k : {"slow_a", "slow_b", "slow_c", "slow_d"}) p.add(k, 2);
   RunOptions o = options();
   o.devices = {0, 3};
   p.run(o);
