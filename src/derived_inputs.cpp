@@ -7,12 +7,10 @@
 #include <optional>
 
 #include "dtype.h"
-#include "parallel_for.h"
 #include "fnv1a.h"
 #include "reference_cache.h"
 #include "reference_guard.h"
 #include "reference_inputs.h"
-#include "reference_threads.h"
 #include "runtime_references.h"
 
 namespace hk {
@@ -41,20 +39,12 @@ int64_t count_unwritten(const std::vector<double>& data) {
 // The run's Context: params, the inputs that are not derived, and the outputs of `reference`.
 ref::Context forward_context(const CaseJob& job, const std::vector<std::vector<uint8_t>>& packed, const std::string& reference) {
   const CasePlan& plan = job.plan;
-  ref::Context ctx;
-  ctx.round_dtype = round_for_reference;
-  ctx.threads = reference_threads();
-  for (const auto& [name, v] : plan.params) {
-    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
-    else ctx.strings[name] = std::get<std::string>(v);
-  }
+  ref::Context ctx = context_with_params(plan);
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
     if (t.role == Role::out || t.init.derived()) continue;
-    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, std::vector<double>(static_cast<size_t>(t.numel))};
-    parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-      decode_elements(t.dtype, packed[i].data(), begin, end - begin, rt.data.data() + begin);
-    });
+    ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
+    decode_tensor(t, packed[i], rt.data);
     ctx.tensors[t.name] = std::move(rt);
   }
   for (const TensorPlan& t : plan.tensors) {

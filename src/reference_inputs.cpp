@@ -33,8 +33,7 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
   return packed;
 }
 
-ref::Context context_without_inputs(const CaseJob& job) {
-  const CasePlan& plan = job.plan;
+ref::Context context_with_params(const CasePlan& plan) {
   ref::Context ctx;
   ctx.round_dtype = round_for_reference;
   ctx.threads = reference_threads();
@@ -42,6 +41,19 @@ ref::Context context_without_inputs(const CaseJob& job) {
     if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
     else ctx.strings[name] = std::get<std::string>(v);
   }
+  return ctx;
+}
+
+void decode_tensor(const TensorPlan& t, const std::vector<uint8_t>& bytes, std::vector<double>& v) {
+  if (static_cast<int64_t>(v.size()) != t.numel) v = touched_vector<double>(static_cast<size_t>(t.numel));
+  parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
+    decode_elements(t.dtype, bytes.data(), begin, end - begin, v.data() + begin);
+  });
+}
+
+ref::Context context_without_inputs(const CaseJob& job) {
+  const CasePlan& plan = job.plan;
+  ref::Context ctx = context_with_params(plan);
   for (const TensorPlan& t : plan.tensors) {
     ref::Tensor rt{t.name, dtype_name(t.dtype), t.shape, {}};
     if (t.role == Role::out) arm_reference_guard(rt.data, static_cast<size_t>(t.numel), std::nan(""));
@@ -55,12 +67,7 @@ void decode_inputs(const CasePlan& plan, const std::vector<std::vector<uint8_t>>
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
     if (t.role == Role::out || (only && (t.role != Role::in || !(*only)[i]))) continue;
-    std::vector<double>& v = ctx.tensors.at(t.name).data;
-    if (static_cast<int64_t>(v.size()) != t.numel) v = touched_vector<double>(static_cast<size_t>(t.numel));
-    const uint8_t* bytes = packed[i].data();
-    parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-      decode_elements(t.dtype, bytes, begin, end - begin, v.data() + begin);
-    });
+    decode_tensor(t, packed[i], ctx.tensors.at(t.name).data);
   }
 }
 

@@ -33,6 +33,14 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
 // The seed of the job's tensor t.
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t);
 
+// A Context holding the plan's parameters only, with the rounding and threads every reference
+// run gets: what a case's and a derived tensor's runs (derived_inputs.h) start from.
+ref::Context context_with_params(const CasePlan& plan);
+
+// Tensor t's device bytes decoded into v (sized to t's elements first when it is not), on
+// several threads.
+void decode_tensor(const TensorPlan& t, const std::vector<uint8_t>& bytes, std::vector<double>& v);
+
 // The Context without input values: parameters, outputs armed, inout tensors sized (their values
 // come from decode_inputs or the reference cache), inputs empty.
 ref::Context context_without_inputs(const CaseJob& job);
