@@ -301,8 +301,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
   // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
   std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
+  // The key of the reference's outputs in the cache, which its derived inputs' runs share.
+  const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
+  const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
   try {
-    initial = packed_inputs(job, &on_device, references && job.reference_cache ? references : nullptr, &r.notes);
+    initial = packed_inputs(job, &on_device, DerivedRunCache{references, outputs_key, &r.notes});
   } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
     r.message = fmt::format("{}: {}", job.manifest, e.what());
     return finish(r);
@@ -413,8 +416,6 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     std::map<std::string, const double*> armed;  // where each output's guard was laid
     for (const TensorPlan& t : plan.tensors)
       if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
-    const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
-    const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
     r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
     const double reference_read_ms = ms_since(t_ref_read);
     const std::vector<bool> host_reads = inputs_the_host_reads(plan, r.timings.reference_cached);

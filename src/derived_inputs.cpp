@@ -66,51 +66,41 @@ std::string size_mismatch(const TensorPlan& t, const std::vector<double>& data, 
   return "";
 }
 
-// The key of a run's outputs: the case's reference-output key and the run's reference name.
-std::string derived_cache_key(const CaseJob& job, const std::string& reference) {
-  const std::string library = reference_library_identity(job.reference_library);
-  if (library.empty()) return "";  // references linked into this program are not cached
-  return fmt::format("{:016x}", fnv1a("derived inputs\n" + reference_cache_key(job, library) + "\n" + reference + "\n"));
+// The derived tensors of reference's run, by plan index.
+std::vector<size_t> derived_by(const CasePlan& plan, const std::string& reference) {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < plan.tensors.size(); ++i)
+    if (plan.tensors[i].init.derived() && plan.tensors[i].init.reference == reference) indices.push_back(i);
+  return indices;
 }
 
-// The derived tensors of reference's run, by plan index: their output names and element counts.
-OutputCounts derived_outputs(const CasePlan& plan, const std::string& reference, std::vector<size_t>* indices) {
-  OutputCounts outputs;
-  for (size_t i = 0; i < plan.tensors.size(); ++i) {
-    const TensorPlan& t = plan.tensors[i];
-    if (!t.init.derived() || t.init.reference != reference) continue;
-    outputs.emplace_back(t.init.output, t.numel);
-    indices->push_back(i);
-  }
-  return outputs;
+// A run's output rounded into its tensor's device bytes.
+void encode_output(const TensorPlan& t, const std::vector<double>& data, std::vector<uint8_t>& bytes) {
+  bytes.assign(t.bytes(), 0);
+  encode_elements(t.dtype, data.data(), t.numel, bytes.data(), 0);
 }
 
 // The run's outputs read back from the cache into packed; false on a miss.
-bool read_back(ReferenceCache& cache, const std::string& key, const CaseJob& job, const std::string& reference,
-               std::vector<std::vector<uint8_t>>& packed, std::vector<std::string>* notes) {
-  std::vector<size_t> indices;
-  const OutputCounts expected = derived_outputs(job.plan, reference, &indices);
+bool read_back(const DerivedRunCache& cache, const std::string& key, const CasePlan& plan, const std::vector<size_t>& indices,
+               std::vector<std::vector<uint8_t>>& packed) {
+  OutputCounts expected;
+  for (const size_t i : indices) expected.emplace_back(plan.tensors[i].init.output, plan.tensors[i].numel);
   std::string note;
-  const std::optional<ReferenceOutputs> got = cache.read(key, expected, &note);
-  if (!note.empty() && notes) notes->push_back(note);
+  const std::optional<ReferenceOutputs> got = cache.cache->read(key, expected, &note);
+  if (!note.empty() && cache.notes) cache.notes->push_back(note);
   if (!got || got->size() != expected.size()) return false;
-  for (size_t k = 0; k < indices.size(); ++k) {
-    const TensorPlan& t = job.plan.tensors[indices[k]];
-    packed[indices[k]].assign(t.bytes(), 0);
-    encode_elements(t.dtype, (*got)[k].data.data(), t.numel, packed[indices[k]].data(), 0);
-  }
+  for (size_t k = 0; k < indices.size(); ++k) encode_output(plan.tensors[indices[k]], (*got)[k].data, packed[indices[k]]);
   return true;
 }
 
-void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const std::string& reference, ReferenceCache* cache,
-             std::vector<std::string>* notes) {
+void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const std::string& reference, const DerivedRunCache& cache) {
   const CasePlan& plan = job.plan;
-  const std::string key = cache ? derived_cache_key(job, reference) : "";
-  if (!key.empty() && read_back(*cache, key, job, reference, packed, notes)) return;
-  const TensorPlan* first = nullptr;
-  for (const TensorPlan& t : plan.tensors)
-    if (t.init.derived() && t.init.reference == reference && !first) first = &t;
-  const std::string who = fmt::format("tensor '{}' (init.reference '{}')", first->name, reference);
+  const std::vector<size_t> indices = derived_by(plan, reference);
+  const std::string key = cache.cache && !cache.case_key.empty()
+                              ? fmt::format("{:016x}", fnv1a("derived inputs\n" + cache.case_key + "\n" + reference + "\n"))
+                              : "";
+  if (!key.empty() && read_back(cache, key, plan, indices, packed)) return;
+  const std::string who = fmt::format("tensor '{}' (init.reference '{}')", plan.tensors[indices.front()].name, reference);
   ref::Context ctx = forward_context(job, packed, reference);
   std::map<std::string, const double*> armed;
   for (auto& [name, t] : ctx.tensors) armed[name] = t.data.data();
@@ -119,29 +109,27 @@ void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, cons
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: the reference run failed: {}", who, e.what()));
   }
-  std::vector<const ref::Tensor*> outputs;  // in plan order, as derived_outputs lists them
-  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+  std::vector<const ref::Tensor*> outputs;  // in plan order, as read_back expects them
+  for (const size_t i : indices) {
     const TensorPlan& t = plan.tensors[i];
-    if (!t.init.derived() || t.init.reference != reference) continue;
-    const std::vector<double>& data = ctx.tensors.at(t.init.output).data;
-    if (const std::string bad = size_mismatch(t, data, armed.at(t.init.output)); !bad.empty())
+    const ref::Tensor& out = ctx.tensors.at(t.init.output);
+    if (const std::string bad = size_mismatch(t, out.data, armed.at(t.init.output)); !bad.empty())
       throw InputError(fmt::format("tensor '{}', init.output '{}': {} elements expected (the tensor's shape), but reference '{}' "
                                    "does not give that many: {}", t.name, t.init.output, t.numel, reference, bad));
-    packed[i].assign(t.bytes(), 0);
-    encode_elements(t.dtype, data.data(), t.numel, packed[i].data(), 0);
-    outputs.push_back(&ctx.tensors.at(t.init.output));
+    encode_output(t, out.data, packed[i]);
+    outputs.push_back(&out);
   }
-  if (!key.empty()) cache->write(key, outputs);
+  if (!key.empty()) cache.cache->write(key, outputs);
 }
 
 }  // namespace
 
-void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, ReferenceCache* cache, std::vector<std::string>* notes) {
+void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const DerivedRunCache& cache) {
   std::vector<std::string> references;  // in the order of the tensors, each once
   for (const TensorPlan& t : job.plan.tensors)
     if (t.init.derived() && std::find(references.begin(), references.end(), t.init.reference) == references.end())
       references.push_back(t.init.reference);
-  for (const std::string& reference : references) run_one(job, packed, reference, cache, notes);
+  for (const std::string& reference : references) run_one(job, packed, reference, cache);
 }
 
 }  // namespace hk

@@ -19,10 +19,14 @@ class ReferenceCache;
 // outputs, one tensor per derived one, named by its `output` and sized by it; each output is then
 // rounded to its tensor's dtype. Throws InputError naming the tensor and the init field when the
 // reference cannot be loaded, fails, or its output does not have the tensor's element count.
-// cache: where the runs' outputs are read back from and kept, under a key of everything the
-// case's reference outputs depend on and the reference's name (reference_cache.h); nullptr runs
-// every time. A damaged entry adds a note to *notes.
-void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, ReferenceCache* cache = nullptr,
-                         std::vector<std::string>* notes = nullptr);
+// Where the runs' outputs are read back from and kept: under the case's own reference-output key
+// (reference_cache_key, everything its outputs depend on) and the run's reference name. No cache
+// or an empty key runs every time; a damaged entry adds a note to *notes.
+struct DerivedRunCache {
+  ReferenceCache* cache = nullptr;
+  std::string case_key;
+  std::vector<std::string>* notes = nullptr;
+};
+void fill_derived_inputs(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, const DerivedRunCache& cache = {});
 
 }  // namespace hk

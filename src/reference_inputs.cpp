@@ -15,8 +15,7 @@ namespace hk {
 
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t) { return tensor_seed(job.seed, job.kernel, job.stream_name, t.name); }
 
-std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip, ReferenceCache* cache,
-                                                std::vector<std::string>* notes) {
+std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip, const DerivedRunCache& derived) {
   const CasePlan& plan = job.plan;
   std::vector<std::vector<uint8_t>> packed(plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
@@ -29,7 +28,7 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
       throw InputError("tensor '" + t.name + "': " + e.what());
     }
   }
-  fill_derived_inputs(job, packed, cache, notes);
+  fill_derived_inputs(job, packed, derived);
   return packed;
 }
 

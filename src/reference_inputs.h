@@ -13,11 +13,10 @@
 #include <vector>
 
 #include "case_job.h"
+#include "derived_inputs.h"
 #include "reference.h"
 
 namespace hk {
-
-class ReferenceCache;
 
 // Thrown when a tensor's values cannot be generated: what names the tensor, not the manifest.
 struct InputError : std::runtime_error {
@@ -26,9 +25,9 @@ struct InputError : std::runtime_error {
 
 // The device bytes of every input and inout tensor of the plan, by tensor index (outputs empty),
 // but for those `skip` marks (made elsewhere: device_inputs.h), left empty too. Derived tensors
-// (derived_inputs.h) read their runs back from `cache` where it holds them, and keep them there.
+// (derived_inputs.h) read their runs back from `derived` where it holds them, and keep them there.
 std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::vector<bool>* skip = nullptr,
-                                                ReferenceCache* cache = nullptr, std::vector<std::string>* notes = nullptr);
+                                                const DerivedRunCache& derived = {});
 
 // The seed of the job's tensor t.
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t);
