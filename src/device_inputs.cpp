@@ -19,12 +19,6 @@ constexpr int64_t kMaxBlocks = int64_t{1} << 16;  // the rest by a grid-stride l
 // Elements compared with the host's at each end of a tensor the first time a (kind, dtype) is made.
 constexpr int64_t kProofWindow = int64_t{1} << 15;
 
-// The kinds a tensor may have without depending on other tensors.
-bool stands_alone(const std::string& kind) {
-  return kind == "normal" || kind == "uniform" || kind == "int" || kind == "arange" || kind == "constant" || kind == "permutation" ||
-         kind == "values";
-}
-
 // The kernels store whole elements (or poison units): a tensor placed off its element's
 // alignment (offset_bytes) would fault on a GPU, so it is left to the host and uploaded.
 bool aligned_for(const TensorPlan& t, uint64_t ptr) { return ptr % dtype_size(t.dtype) == 0; }
@@ -107,7 +101,7 @@ std::vector<bool> DeviceInputs::tensors_made_here(const CasePlan& plan) {
   std::vector<bool> here(plan.tensors.size(), false);
   if (!ready()) return here;
   for (const TensorPlan& t : plan.tensors)
-    if (t.role != Role::out && !stands_alone(t.init.kind)) return here;  // derived from the others, which the host then needs
+    if (t.role != Role::out && t.init.derived()) return here;  // made from the others, which the host then needs
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorPlan& t = plan.tensors[i];
     if (t.role == Role::out || t.numel <= 0) continue;

@@ -32,8 +32,8 @@ class DeviceInputs {
   DeviceInputs(Backend& be, CompileCache& cache, bool on_the_host_backend = false);
 
   // Which tensors of the plan this device makes: in and inout tensors of an element-wise kind
-  // with a valid plan, none when a tensor of the plan is derived from the others (its kind is
-  // neither element-wise nor permutation/values) or the generator is off.
+  // with a valid plan, none when a tensor of the plan is derived from the others
+  // (derived_inputs.h) or the generator is off.
   std::vector<bool> tensors_made_here(const CasePlan& plan);
   // Makes t's values for seed at device address ptr (t.numel elements in t's dtype): true when
   // they are there; false when the generator is (now) off or ptr is not aligned to t's element

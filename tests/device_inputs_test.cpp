@@ -143,7 +143,7 @@ TEST_P(DeviceInputsTest, LeaveWholeTensorAndDerivedKindsToTheHost) {
   plan.tensors.push_back(tensor({"normal", {}}, DType::f32, 10));
   plan.tensors.back().role = Role::out;
   EXPECT_EQ(inputs->tensors_made_here(plan), (std::vector<bool>{true, false, false, false, false}));
-  plan.tensors[1].init.kind = "from_other_tensors";  // a kind that is not generated on its own
+  plan.tensors[1].init = {kDerivedKind, {}, "forward", "out"};  // made from the others by a reference run
   EXPECT_EQ(inputs->tensors_made_here(plan), (std::vector<bool>(5, false)));
 }
 
