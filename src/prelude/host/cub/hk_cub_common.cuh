@@ -31,6 +31,18 @@ struct Slots {
   T& operator[](int i) { return reinterpret_cast<T*>(bytes)[i]; }
 };
 
+// What a scan reads between the barriers around its slots: the fold of slots [0, me) into
+// *before (set for me > 0 only) and the fold of [0, n), returned; each in order.
+template <class T, class S, class Op>
+T fold_before_and_all(S& slots, int me, int n, Op op, T* before) {
+  T acc = slots[0];
+  for (int i = 1; i < me; ++i) acc = op(acc, slots[i]);
+  if (me > 0) *before = acc;
+  T all = slots[0];
+  for (int i = 1; i < n; ++i) all = op(all, slots[i]);
+  return all;
+}
+
 // Folds items[0..n) with op, in order.
 template <class T, int N, class Op>
 T fold(const T (&items)[N], Op op) {

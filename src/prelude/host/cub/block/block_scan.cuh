@@ -61,13 +61,10 @@ class BlockScan {
     const int tid = hk_detail::linear_tid();
     storage_[tid] = input;
     __syncthreads();
-    T acc = storage_[0];
-    for (int i = 1; i < tid; ++i) acc = op(acc, storage_[i]);
-    if (exclusive && tid > 0) *exclusive = acc;
-    if (inclusive) *inclusive = tid == 0 ? input : op(acc, input);
-    T all = storage_[0];
-    for (int i = 1; i < kThreads; ++i) all = op(all, storage_[i]);
-    aggregate = all;
+    T before;
+    aggregate = hk_detail::fold_before_and_all(storage_, tid, kThreads, op, &before);
+    if (exclusive && tid > 0) *exclusive = before;
+    if (inclusive) *inclusive = tid == 0 ? input : op(before, input);
     __syncthreads();  // the storage may be used again right after
     return tid > 0;
   }

@@ -70,12 +70,7 @@ class WarpScan {
     const int me = lane();
     storage_[me] = input;
     __syncwarp();
-    T acc = storage_[0];
-    for (int i = 1; i < me; ++i) acc = op(acc, storage_[i]);
-    if (me > 0) *before = acc;
-    T all = storage_[0];
-    for (int i = 1; i < LOGICAL_WARP_THREADS; ++i) all = op(all, storage_[i]);
-    aggregate = all;
+    aggregate = hk_detail::fold_before_and_all(storage_, me, LOGICAL_WARP_THREADS, op, before);
     __syncwarp();  // the storage may be used again right after
     return me > 0;
   }
