@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +20,7 @@
 #include "file_util.h"
 #include "fnv1a.h"
 #include "parallel_for.h"
+#include "reference_entry_values.h"
 #include "whole_number.h"
 
 namespace hk {
@@ -66,74 +65,40 @@ class OpenFile {
   int fd_;
 };
 
-// n bytes at offset `at` of fd into dst; false on an error or an early end of the file.
-bool read_at(int fd, char* dst, size_t n, uint64_t at) {
-  while (n > 0) {
-    const ssize_t got = ::pread(fd, dst, n, static_cast<off_t>(at));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    dst += got, n -= static_cast<size_t>(got), at += static_cast<uint64_t>(got);
-  }
-  return true;
-}
-
-bool write_all(int fd, const char* src, size_t n) {
-  while (n > 0) {
-    const ssize_t put = ::write(fd, src, n);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    src += put, n -= static_cast<size_t>(put);
-  }
-  return true;
-}
-
 // Why a header read from an entry with payload bytes after its line is not the outputs of key
 // (expected first), or "".
 std::string header_mismatch(const ReferenceCacheHeader& h, const std::string& key, uint64_t payload, const OutputCounts& expected) {
   if (h.key != key) return "it holds the outputs of another key, " + h.key;
   if (payload != h.payload_bytes) return fmt::format("{} bytes of outputs where its header says {}", payload, h.payload_bytes);
   const size_t n = h.tensors.size();
-  if (h.counts.size() != n || h.dtypes.size() != n || h.shapes.size() != n || h.hashes.size() != n || n < expected.size())
+  if (h.counts.size() != n || h.dtypes.size() != n || h.shapes.size() != n || h.widths.size() != n || h.hashes.size() != n ||
+      n < expected.size())
     return "it holds other outputs than the case's";
   uint64_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i < expected.size() && (h.tensors[i] != expected[i].first || h.counts[i] != expected[i].second))
       return fmt::format("its output {} is '{}' of {} elements, the case's '{}' of {}", i, h.tensors[i], h.counts[i], expected[i].first,
                          expected[i].second);
-    if (h.counts[i] < 0 || static_cast<uint64_t>(h.counts[i]) > h.payload_bytes / sizeof(double)) return "its header's counts are out of range";
-    total += static_cast<uint64_t>(h.counts[i]) * sizeof(double);
+    if (h.widths[i] != 4 && h.widths[i] != 8) return fmt::format("its output {} is stored {} bytes a value", i, h.widths[i]);
+    if (h.counts[i] < 0 || static_cast<uint64_t>(h.counts[i]) > h.payload_bytes / static_cast<uint64_t>(h.widths[i]))
+      return "its header's counts are out of range";
+    total += static_cast<uint64_t>(h.counts[i]) * static_cast<uint64_t>(h.widths[i]);
   }
   if (total != h.payload_bytes) return "its header's counts do not add up to its size";
   return "";
 }
 
-// Reads count doubles at offset `at` of fd into dst, block by block on several threads, each
-// block hashed while it is in cache: "" when they match hash, else why not.
-std::string read_tensor(int fd, double* dst, int64_t count, uint64_t at, uint64_t hash) {
-  const size_t bytes = static_cast<size_t>(count) * sizeof(double);
-  char* out = reinterpret_cast<char*>(dst);
-  std::vector<uint64_t> blocks(hash_blocks(bytes));
-  std::atomic<bool> readable{true};
-  parallel_chunks(static_cast<int64_t>(blocks.size()), 1, [&](int64_t b, int64_t, int64_t) {
-    const size_t begin = static_cast<size_t>(b) * kHashBlockBytes, len = std::min(kHashBlockBytes, bytes - begin);
-    if (!read_at(fd, out + begin, len, at + begin)) readable = false;
-    else blocks[static_cast<size_t>(b)] = hash_block(out + begin, static_cast<size_t>(b), bytes);
-  });
-  if (!readable) return "its outputs could not be read whole";
-  if (combine_block_hashes(blocks, bytes) != hash) return "its outputs differ from its header's hash";
-  return "";
-}
-
-// Writes header and the tensors' doubles to a temporary file, renamed to path when whole. Not
-// synced: a crash may leave the entry torn, which its hashes find when it is read.
-bool write_entry(const std::string& path, const std::string& header, const std::vector<const ref::Tensor*>& tensors) {
+// Writes header and the tensors' values (widths[i] bytes each) to a temporary file, renamed to
+// path when whole. Not synced: a crash may leave the entry torn, which its hashes find when it is read.
+bool write_entry(const std::string& path, const std::string& header, const std::vector<const ref::Tensor*>& tensors,
+                 const std::vector<int>& widths) {
   const std::string tmp = temporary_beside(path);
   ::unlink(tmp.c_str());  // a stale one, or a link planted at the name: O_EXCL would refuse it
   OpenFile f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (f.fd() < 0) return false;
   bool ok = write_all(f.fd(), header.data(), header.size());
-  for (const ref::Tensor* t : tensors)
-    ok = ok && write_all(f.fd(), reinterpret_cast<const char*>(t->data.data()), t->data.size() * sizeof(double));
+  for (size_t i = 0; i < tensors.size(); ++i)
+    ok = ok && write_stored(f.fd(), tensors[i]->data.data(), tensors[i]->numel(), widths[i]);
   ok = f.close() && ok;
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
@@ -193,7 +158,8 @@ std::vector<std::string> hex_words(const std::vector<uint64_t>& words) {
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h) {
   j = {{"schema", kRefEntrySchema}, {"version", kReferenceCacheFormat}, {"key", h.key},
        {"tensors", h.tensors},         {"counts", h.counts},                {"dtypes", h.dtypes},
-       {"shapes", h.shapes},           {"payload_bytes", h.payload_bytes},  {"hashes64", hex_words(h.hashes)}};
+       {"shapes", h.shapes},           {"widths", h.widths},                {"payload_bytes", h.payload_bytes},
+       {"hashes64", hex_words(h.hashes)}};
 }
 
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
@@ -204,6 +170,7 @@ void from_json(const nlohmann::json& j, ReferenceCacheHeader& h) {
   h.counts = j.at("counts").get<std::vector<int64_t>>();
   h.dtypes = j.at("dtypes").get<std::vector<std::string>>();
   h.shapes = j.at("shapes").get<std::vector<std::vector<int64_t>>>();
+  h.widths = j.at("widths").get<std::vector<int>>();
   h.payload_bytes = j.at("payload_bytes").get<uint64_t>();
   h.hashes.clear();
   for (const std::string& hex : j.at("hashes64").get<std::vector<std::string>>()) {
@@ -262,8 +229,8 @@ bool ReferenceCache::read_into(const std::string& key, const OutputCounts& expec
   *read_any = true;
   uint64_t at = nl + 1;
   for (size_t i = 0; i < dst.size(); ++i) {
-    if (const std::string why = read_tensor(f.fd(), dst[i], h.counts[i], at, h.hashes[i]); !why.empty()) return damaged(why);
-    at += static_cast<uint64_t>(h.counts[i]) * sizeof(double);
+    if (const std::string why = read_stored(f.fd(), dst[i], h.counts[i], h.widths[i], at, h.hashes[i]); !why.empty()) return damaged(why);
+    at += static_cast<uint64_t>(h.counts[i]) * static_cast<uint64_t>(h.widths[i]);
   }
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: the last to be evicted
   return true;
@@ -276,22 +243,23 @@ bool ReferenceCache::write(const std::string& key, const ReferenceOutputs& outpu
 }
 
 bool ReferenceCache::write(const std::string& key, const std::vector<const ref::Tensor*>& outputs) {
-  ReferenceCacheHeader h{key, {}, {}, {}, {}, 0, {}};
+  ReferenceCacheHeader h{key, {}, {}, {}, {}, {}, 0, {}};
   for (const ref::Tensor* t : outputs) {
     h.tensors.push_back(t->name);
-    h.counts.push_back(static_cast<int64_t>(t->data.size()));
+    h.counts.push_back(t->numel());
     h.dtypes.push_back(t->dtype);
     h.shapes.push_back(t->shape);
-    h.payload_bytes += t->data.size() * sizeof(double);
+    h.widths.push_back(stored_width(t->data.data(), t->numel()));
+    h.payload_bytes += static_cast<uint64_t>(t->numel()) * static_cast<uint64_t>(h.widths.back());
   }
   if (h.payload_bytes > bound_) return false;  // before hashing or writing gigabytes for nothing
-  for (const ref::Tensor* t : outputs) h.hashes.push_back(block_hash(t->data.data(), t->data.size() * sizeof(double)));
+  for (size_t i = 0; i < outputs.size(); ++i) h.hashes.push_back(stored_hash(outputs[i]->data.data(), outputs[i]->numel(), h.widths[i]));
   const std::string header = nlohmann::json(h).dump() + "\n";
   const uint64_t entry_bytes = header.size() + h.payload_bytes;
   if (entry_bytes > bound_) return false;
   std::error_code ec;
   fs::create_directories(folder_, ec);
-  if (!write_entry(path_of(key), header, outputs)) return false;
+  if (!write_entry(path_of(key), header, outputs, h.widths)) return false;
   known_bytes_ += entry_bytes;
   if (!scanned_ || known_bytes_ > bound_) trim();
   return true;

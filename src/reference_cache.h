@@ -4,7 +4,8 @@
 // (generator.h). A rerun after an edit to the kernel then reads them back instead of recomputing.
 //
 // Each entry is one file, <folder>/<key>.ref: a line of JSON (ReferenceCacheHeader) and the
-// outputs' doubles. It is written straight from the reference's vectors to a temporary name and
+// outputs' values: as floats where every value of a tensor is one exactly (a copy, a mask, values
+// rounded to f32 or narrower), else as doubles. It is written straight from the reference's vectors to a temporary name and
 // renamed into place, so several workers may write at once; it is read straight into the case's
 // vectors and checked against its header's hashes (block_hash.h, at memory speed), and one that does not
 // match (torn, truncated, edited, another key's) is removed and recomputed, with a note. The
@@ -25,7 +26,7 @@
 namespace hk {
 
 // Bumped when an entry's layout changes; part of every key.
-constexpr int kReferenceCacheFormat = 3;
+constexpr int kReferenceCacheFormat = 4;
 // The folder's bound unless HKCHECK_REF_CACHE_MB says otherwise.
 constexpr uint64_t kDefaultReferenceCacheBytes = uint64_t{4} << 30;
 
@@ -52,8 +53,9 @@ struct ReferenceCacheHeader {
   std::vector<int64_t> counts;       // their element counts
   std::vector<std::string> dtypes;
   std::vector<std::vector<int64_t>> shapes;
-  uint64_t payload_bytes = 0;        // the doubles after the line
-  std::vector<uint64_t> hashes;      // block_hash (block_hash.h) of each tensor's bytes
+  std::vector<int> widths;           // bytes per stored value: 4 (a float, exactly the double) or 8
+  uint64_t payload_bytes = 0;        // the values after the line
+  std::vector<uint64_t> hashes;      // block_hash (block_hash.h) of each tensor's stored bytes
 };
 void to_json(nlohmann::json& j, const ReferenceCacheHeader& h);
 void from_json(const nlohmann::json& j, ReferenceCacheHeader& h);  // throws nlohmann::json::exception

@@ -189,15 +189,52 @@ TEST(ReferenceOutputsCache, EveryPartOfTheKeyCounts) {
 }
 
 TEST(ReferenceOutputsCache, TheHeaderRoundTrips) {
-  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, 48, {0x0123456789abcdefull, 7}};
+  const ReferenceCacheHeader h{"00000000000000aa", {"out", "lse"}, {4, 2}, {"f32", "bf16"}, {{4}, {2, 1}}, {8, 4}, 40, {0x0123456789abcdefull, 7}};
   const ReferenceCacheHeader back = nlohmann::json(h).get<ReferenceCacheHeader>();
   EXPECT_EQ(back.key, h.key);
   EXPECT_EQ(back.tensors, h.tensors);
   EXPECT_EQ(back.counts, h.counts);
   EXPECT_EQ(back.dtypes, h.dtypes);
   EXPECT_EQ(back.shapes, h.shapes);
+  EXPECT_EQ(back.widths, h.widths);
   EXPECT_EQ(back.payload_bytes, h.payload_bytes);
   EXPECT_EQ(back.hashes, h.hashes);
+}
+
+// Outputs whose every value is a float exactly are stored as floats, over several hash blocks:
+// half the bytes, the same doubles back bit for bit (-0, infinities, a quiet NaN), and a flipped
+// bit still found. One value that is not a float keeps its whole tensor in doubles.
+TEST(ReferenceOutputsCache, FloatExactOutputsTakeHalfTheBytes) {
+  test::TempDir dir;
+  ReferenceCache cache(dir.path(), uint64_t{1} << 30);
+  set_parallel_threads(3);
+  const size_t n = 2 * kHashBlockBytes / sizeof(float) + 5;
+  std::vector<double> copy(n);
+  for (size_t i = 0; i < n; ++i) copy[i] = static_cast<double>(static_cast<float>(std::sin(static_cast<double>(i)) * 1e3));
+  copy[1] = -0.0, copy[2] = -std::numeric_limits<double>::infinity(), copy[3] = std::numeric_limits<double>::quiet_NaN();
+  copy[4] = static_cast<double>(std::numeric_limits<float>::denorm_min());
+  std::vector<double> almost = copy;
+  almost[n - 1] = 1.0 + 1e-12;  // not a float
+  const ReferenceOutputs stored = {{"out", "f32", {static_cast<int64_t>(n)}, copy}};
+  const ReferenceOutputs wide = {{"out", "f32", {static_cast<int64_t>(n)}, almost}};
+  ASSERT_TRUE(cache.write("00000000000000aa", stored));
+  ASSERT_TRUE(cache.write("00000000000000bb", wide));
+  const std::string file = dir.path() + "/00000000000000aa.ref";
+  EXPECT_LT(fs::file_size(file), n * sizeof(float) + 4096);
+  EXPECT_GT(fs::file_size(dir.path() + "/00000000000000bb.ref"), n * sizeof(double));
+  for (const auto& [key, outputs] : {std::pair{"00000000000000aa", stored}, std::pair{"00000000000000bb", wide}}) {
+    std::string note;
+    const auto got = cache.read(key, counts_of(outputs), &note);
+    ASSERT_TRUE(got.has_value()) << note;
+    EXPECT_TRUE(same_bytes(*got, outputs)) << key;
+  }
+  std::string bytes = test::slurp(file);
+  bytes[bytes.size() - kHashBlockBytes - 100] ^= 0x40;  // inside the second block
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  std::string note;
+  EXPECT_FALSE(cache.read("00000000000000aa", counts_of(stored), &note).has_value());
+  EXPECT_NE(note.find("damaged"), std::string::npos) << note;
+  set_parallel_threads(1);
 }
 
 }  // namespace
