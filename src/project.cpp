@@ -131,34 +131,4 @@ ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& proj
   return index;
 }
 
-std::map<std::string, ReferenceLibrary> build_references(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
-                                                         ReferenceBuildOptions opt) {
-  std::vector<std::string> files;
-  for (const KernelSpec* k : kernels)
-    if (const auto it = index.file_of.find(k->reference); it != index.file_of.end() &&
-                                                          std::find(files.begin(), files.end(), it->second) == files.end())
-      files.push_back(it->second);
-  const auto t0 = std::chrono::steady_clock::now();
-  opt.runtime_dir = index.runtime;
-  const std::vector<ReferenceLibrary> libs = build_reference_libraries(files, opt);
-  int built = 0;
-  std::set<std::string> said;
-  for (const ReferenceLibrary& l : libs) {
-    built += !l.cached;
-    for (const std::string& n : l.notes)
-      if (said.insert(n).second) fmt::print(stderr, "hkcheck: note: {}\n", n);
-  }
-  if (built)
-    fmt::print(stderr, "hkcheck: compiled {} reference file(s) of {} in {:.1f} s\n", built, files.size(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  std::map<std::string, ReferenceLibrary> out;
-  for (const auto& [name, file] : index.file_of) {
-    const size_t i = std::find(files.begin(), files.end(), file) - files.begin();
-    if (i == files.size()) continue;
-    out[name] = libs[i];
-    if (const auto note = index.notes.find(name); note != index.notes.end()) out[name].notes.push_back(note->second);
-  }
-  return out;
-}
-
 }  // namespace hk

@@ -46,10 +46,4 @@ LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOve
 // (naming the field and the places searched) and is left out.
 ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project);
 
-// Builds the libraries of the kernels' references before a run (cached by content and sealed),
-// printing a line when any had to be compiled and each note. Reference name -> library or
-// compiler message, with the notes its cases carry. opt.runtime_dir is index.runtime.
-std::map<std::string, ReferenceLibrary> build_references(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
-                                                         ReferenceBuildOptions opt);
-
 }  // namespace hk

@@ -238,13 +238,25 @@ ReferenceLibrary build_reference_library(const std::string& file, const Referenc
   return build_reference_libraries({file}, one).at(0);
 }
 
-std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt) {
+std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt,
+                                                        const LibraryReady& on_ready) {
   std::vector<ReferenceLibrary> out(files.size());
+  std::mutex delivering;
+  std::vector<std::string> repairs;  // a damaged object or header they were built with concerns every library built here
+  auto deliver = [&](size_t i) {
+    std::lock_guard<std::mutex> lock(delivering);
+    for (std::string& r : take_cache_repairs()) repairs.push_back(std::move(r));
+    if (!out[i].cached) out[i].notes.insert(out[i].notes.end(), repairs.begin(), repairs.end());
+    if (on_ready) on_ready(i, out[i]);
+  };
   std::optional<BuildSetting> setting;
   try {
     setting = build_setting(opt);
   } catch (const std::exception& e) {
-    for (ReferenceLibrary& lib : out) lib.log = e.what();  // no compiler, no reference runtime
+    for (size_t i = 0; i < files.size(); ++i) {
+      out[i].log = e.what();  // no compiler, no reference runtime
+      deliver(i);
+    }
     return out;
   }
   std::vector<std::optional<LibraryPlan>> plans(files.size());
@@ -257,6 +269,7 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
     } catch (const std::exception& e) {
       out[i].log = e.what();
     }
+    if (!plans[i] || out[i].cached) deliver(i);
   }
   const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(*setting) : "";
   std::atomic<size_t> next{0};
@@ -264,13 +277,19 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
     pool.emplace_back([&] {
       for (size_t i; (i = next++) < files.size();)
-        if (plans[i] && !out[i].cached) out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
+        if (plans[i] && !out[i].cached) {
+          out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
+          deliver(i);
+        }
     });
   for (std::thread& t : pool) t.join();
-  // A damaged object or header they were built with concerns every library built here.
-  const std::vector<std::string> repairs = take_cache_repairs();
+  // A repair noted after a library was delivered (the object, made by the first build) reaches
+  // the libraries in the result all the same.
+  for (std::string& r : take_cache_repairs()) repairs.push_back(std::move(r));
   for (ReferenceLibrary& lib : out)
-    if (!lib.cached) lib.notes.insert(lib.notes.end(), repairs.begin(), repairs.end());
+    if (!lib.cached)
+      for (const std::string& r : repairs)
+        if (std::find(lib.notes.begin(), lib.notes.end(), r) == lib.notes.end()) lib.notes.push_back(r);
   return out;
 }
 

@@ -49,7 +49,7 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   if (s.host.races) o.worker_args.push_back("--races");
   o.worker_args.insert(o.worker_args.end(), {"--project-root", absolute_project_folder(sel)});
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
-  o.references = build_references(sel.selection.kernels, sel.references,
+  o.references = ReferenceLibraries::start(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
                                    absolute_project_folder(sel)});
   o.jobs = s.jobs;

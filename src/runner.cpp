@@ -1,6 +1,9 @@
 #include "runner.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <mutex>
@@ -32,6 +35,38 @@ std::vector<std::vector<size_t>> kernel_units(const std::vector<CaseTask>& tasks
   }
   return schedule_units(kernel_of, cost, workers, 16, kMinUnitMs);
 }
+
+// Hands out units in schedule order, each once its cases' reference libraries are ready (they
+// are built beside the run): the first ready unit not yet taken, else it waits for a library.
+class UnitQueue {
+ public:
+  UnitQueue(size_t units, std::function<bool(size_t)> ready) : taken_(units, false), left_(units), ready_(std::move(ready)) {}
+  // The next unit to run, or the unit count when every unit was taken.
+  size_t take() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (left_ > 0) {
+      for (size_t u = first_; u < taken_.size(); ++u) {
+        if (taken_[u] || !ready_(u)) continue;
+        taken_[u] = true;
+        --left_;
+        while (first_ < taken_.size() && taken_[first_]) ++first_;
+        return u;
+      }
+      // Woken by a library made ready; the timeout covers a wake that came between the scan and the wait.
+      wake_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    return taken_.size();
+  }
+  // Takes no lock: a library made ready calls it while holding the libraries' own.
+  void wake() { wake_.notify_all(); }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<bool> taken_;
+  size_t left_, first_ = 0;
+  std::function<bool(size_t)> ready_;
+};
 
 // Verdicts worth a second opinion from a fresh worker. A HW_LIMIT or TIER skip is decided from
 // the plan and the device's limits alone; an interrupted case has no verdict.
@@ -111,10 +146,10 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
     job = make_case_job(k, c, opt_.seed, opt_.repeat, t.repro_dir);
     job.time_launches = opt_.time_launches;
     job.reference_cache = opt_.reference_cache;
-    const auto ref = opt_.references.find(k.reference);
-    if (ref == opt_.references.end()) job.reference_error = "reference '" + k.reference + "' was not gathered for this run";
-    else if (!ref->second.ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->second.log;
-    else job.reference_library = ref->second.path;
+    const ReferenceLibrary* ref = opt_.references ? opt_.references->get(k.reference) : nullptr;
+    if (!ref) job.reference_error = "reference '" + k.reference + "' was not gathered for this run";
+    else if (!ref->ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->log;
+    else job.reference_library = ref->path;
   } catch (const PlanError& e) {
     return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_));
   }
@@ -129,8 +164,8 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   if (isolation == Isolation::case_alone) session.close();
   else if (before_count > 0 && worth_rerunning_alone(r) && !interrupt_signal())
     r = check_alone(std::move(r), before, before_count, job, timeout, device);
-  if (const auto ref = opt_.references.find(k.reference); ref != opt_.references.end())  // an override, a damaged cache entry
-    r.notes.insert(r.notes.end(), ref->second.notes.begin(), ref->second.notes.end());
+  if (const ReferenceLibrary* ref = opt_.references ? opt_.references->get(k.reference) : nullptr)  // an override, a damaged cache entry
+    r.notes.insert(r.notes.end(), ref->notes.begin(), ref->notes.end());
   return apply_expectation(r, case_expectation(k, c, arch_));
 }
 
@@ -159,7 +194,11 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
 
 void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result) {
   const auto units = kernel_units(tasks, opt_.devices.size() * static_cast<size_t>(opt_.jobs));
-  std::atomic<size_t> next_unit{0};
+  UnitQueue queue(units.size(), [&](size_t u) {
+    return !opt_.references || interrupt_signal() ||
+           std::all_of(units[u].begin(), units[u].end(), [&](size_t i) { return opt_.references->ready(tasks[i].kernel->reference); });
+  });
+  const ReferenceLibraries::Listening listening(opt_.references.get(), [&queue] { queue.wake(); });
   std::mutex sink;
   std::atomic<bool> stop_after_failure{false};
   std::atomic<int> not_passed{0};
@@ -170,7 +209,7 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   };
   auto pool_thread = [&](int device) {
     WorkerSession session(launch(device));
-    for (size_t u; (u = next_unit++) < units.size();) {
+    for (size_t u; (u = queue.take()) < units.size();) {
       for (size_t i : units[u]) {
         const std::string why_not = interrupt_signal() ? "the run was interrupted by " + signal_label(interrupt_signal())
                                     : stop_after_failure ? fmt::format("{} stopped the run after {} case(s) that did not pass",

@@ -19,7 +19,7 @@
 #include "backend.h"
 #include "manifest.h"
 #include "result.h"
-#include "runtime_references.h"
+#include "reference_libraries.h"
 #include "worker_session.h"
 
 namespace hk {
@@ -44,8 +44,8 @@ struct RunOptions {
   int time_launches = 0;         // --time: launches timed after each passing case
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
   bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)
-  // Reference name -> its library, or why it has none (main builds them before the run).
-  std::map<std::string, ReferenceLibrary> references;
+  // Reference name -> its library, or why it has none, built beside the run (null: none).
+  std::shared_ptr<ReferenceLibraries> references;
 };
 
 // One case for run_all, and where its repro output goes ("" for none).

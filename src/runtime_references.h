@@ -4,6 +4,7 @@
 // project's own, so adding a reference never means rebuilding hkcheck.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,8 +60,12 @@ struct ReferenceLibrary {
 // A compile past the time limit, or interrupted, is stopped and said in log. Never throws.
 ReferenceLibrary build_reference_library(const std::string& file, const ReferenceBuildOptions& opt);
 
-// Builds the libraries of files, several at once; the result is in the order of files.
-std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt);
+// Builds the libraries of files, several at once; the result is in the order of files. on_ready,
+// when given, gets each library as soon as it is ready (from several threads, one call at a time),
+// with the repairs of a damaged object or header noted so far.
+using LibraryReady = std::function<void(size_t file, const ReferenceLibrary& library)>;
+std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt,
+                                                        const LibraryReady& on_ready = {});
 
 // Worker side: reference name from the library at path, loaded once per process; an empty path
 // means this program's own (a test binary linked with the references and their exports). The

@@ -1,7 +1,9 @@
 // Worker reuse (Runner::run_all) with the fake worker (tests/fake_worker.cpp): many cases per
 // worker, a crash or hang in the middle of a worker's sequence costing only that case, the rerun
 // alone that turns "fails after X" into LEAK, and --isolation case starting a worker per case.
+#include <algorithm>
 #include <chrono>
+#include <future>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -227,6 +229,63 @@ TEST(RunnerPool, AnInterruptEndsTheRunningCaseAndLeavesTheRestNotRun) {
   EXPECT_EQ(p.results[0].status, Status::PASS);
   EXPECT_EQ(p.results[1].status, Status::NOT_RUN);
   for (size_t i = 2; i < p.results.size(); ++i) EXPECT_EQ(p.results[i].status, Status::NOT_RUN);
+}
+
+}  // namespace
+}  // namespace hk
+
+namespace hk {
+namespace {
+
+// Reference libraries are built beside the run (reference_libraries.h): a case whose library is
+// ready runs while another library is still being compiled, the case that waits for it runs once
+// it comes, and the library's notes reach its results.
+TEST(RunnerPool, CasesWhoseLibraryIsReadyRunWhileOthersAreBuilt) {
+  std::vector<KernelSpec> kernels(2);
+  kernels[0].name = "ok_slow", kernels[0].reference = "slow_ref";
+  kernels[1].name = "ok_fast", kernels[1].reference = "fast_ref";
+  for (KernelSpec& k : kernels) k.manifest = "fake.json", k.cases = {CaseSpec{"c1", {}, {}}};
+  // In schedule order the slow one comes first.
+  const std::vector<CaseTask> tasks = {CaseTask{&kernels[0], &kernels[0].cases[0], "", 100}, CaseTask{&kernels[1], &kernels[1].cases[0], "", 1}};
+  std::promise<void> fast_done;
+  std::shared_future<void> released = fast_done.get_future().share();
+  RunOptions o = options();
+  o.references = ReferenceLibraries::start({{"slow_ref", 0}, {"fast_ref", 1}}, {{"slow_ref", "overrides a built-in reference"}},
+                                           [&](const LibraryReady& ready) {
+                                             ready(1, ReferenceLibrary{true, "/fast.so", "", false, 0, {}});
+                                             released.wait_for(std::chrono::seconds(5));  // a runner that waits for it fails, not hangs
+                                             ready(0, ReferenceLibrary{true, "/slow.so", "", false, 0, {"made again"}});
+                                           });
+  std::vector<std::string> order;
+  std::vector<CaseResult> results(2);
+  Runner(o).run_all(tasks, [&](size_t i, CaseResult r) {
+    order.push_back(r.kernel);
+    if (r.kernel == "ok_fast") fast_done.set_value();
+    results[i] = std::move(r);
+  });
+  EXPECT_EQ(order, (std::vector<std::string>{"ok_fast", "ok_slow"}));
+  for (const CaseResult& r : results) EXPECT_EQ(r.status, Status::PASS) << r.kernel << ": " << r.message;
+  const auto& notes = results[0].notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "made again"), notes.end());
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "overrides a built-in reference"), notes.end());
+}
+
+TEST(ReferenceLibrariesTest, ALibraryThatNeverComesIsAnErrorNotAWait) {
+  const auto throws = ReferenceLibraries::start({{"a", 0}, {"b", 1}}, {}, [](const LibraryReady& ready) {
+    ready(0, ReferenceLibrary{true, "/a.so", "", false, 0, {}});
+    throw std::runtime_error("no compiler");
+  });
+  ASSERT_NE(throws->get("a"), nullptr);
+  EXPECT_TRUE(throws->get("a")->ok);
+  const ReferenceLibrary* b = throws->get("b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->ok);
+  EXPECT_NE(b->log.find("no compiler"), std::string::npos) << b->log;
+  EXPECT_EQ(throws->get("not_gathered"), nullptr);
+  EXPECT_TRUE(throws->ready("not_gathered"));
+  const auto forgets = ReferenceLibraries::start({{"a", 0}}, {}, [](const LibraryReady&) {});
+  ASSERT_NE(forgets->get("a"), nullptr);
+  EXPECT_NE(forgets->get("a")->log.find("never built"), std::string::npos);
 }
 
 }  // namespace
