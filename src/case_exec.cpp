@@ -34,6 +34,7 @@
 #include "header_fingerprint.h"
 #include "generator.h"
 #include "guard.h"
+#include "tensor_transfer.h"
 #include "kernel_params.h"
 #include "parallel_for.h"
 #include "race_verdict.h"
@@ -216,30 +217,6 @@ std::vector<bool> inputs_the_host_reads(const CasePlan& plan, bool reference_cac
   return reads;
 }
 
-// Tensor i's bytes before a launch at ptr: made there by the device's generator (an output:
-// poisoned there), or uploaded from initial[i] (made here when the device generator is off or
-// turned off since the case began). When the host reads them, a tensor made on the device is
-// downloaded into initial[i] before any kernel can touch it.
-void put_initial_bytes(Backend& be, const CaseJob& job, size_t i, uint64_t ptr, DeviceInputs* device_inputs, std::vector<bool>& on_device,
-                       std::vector<std::vector<uint8_t>>& initial, bool host_reads) {
-  const TensorPlan& t = job.plan.tensors[i];
-  if (t.role == Role::out) {
-    if (device_inputs && device_inputs->poison(t, ptr)) return;
-    if (initial[i].empty()) initial[i] = poisoned_buffer(t.dtype, t.numel);
-  } else if (on_device[i] && device_inputs->make(t, input_seed(job, t), ptr)) {
-    if (host_reads) {
-      initial[i].resize(t.bytes());
-      be.download(initial[i].data(), ptr, initial[i].size());
-    }
-    return;
-  }
-  if (on_device[i]) {  // its kind proved element-wise when the case was planned, so this cannot throw
-    on_device[i] = false;
-    initial[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
-  }
-  be.upload(ptr, initial[i].data(), t.bytes());
-}
-
 }  // namespace
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
@@ -301,6 +278,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
   // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
   std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
+  for (size_t i = 0; i < plan.tensors.size(); ++i) on_device[i] = on_device[i] && !travels_whole(plan.tensors[i]);
   // The key of the reference's outputs in the cache, which its derived inputs' runs share.
   const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
   const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
@@ -427,11 +405,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
     for (int launch = 1; launch <= launches; ++launch) {
       const auto t_put = Clock::now();
-      for (size_t i = 0; i < plan.tensors.size(); ++i) {
-        be.upload(guards[i].before_at, guards[i].before.data(), guards[i].before.size());
-        put_initial_bytes(be, job, i, ptrs[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
-        be.upload(guards[i].after_at, guards[i].after.data(), guards[i].after.size());
-      }
+      for (size_t i = 0; i < plan.tensors.size(); ++i)
+        put_tensor(be, job, i, ptrs[i], guards[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
       if (launch == 1) r.timings.inputs_ms += ms_since(t_put);
       const auto t_kernel = Clock::now();
       try {
@@ -444,17 +419,14 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
       for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const TensorPlan& t = plan.tensors[i];
-        std::vector<uint8_t> before(guards[i].before.size()), after(guards[i].after.size());
-        be.download(before.data(), guards[i].before_at, before.size());
-        be.download(after.data(), guards[i].after_at, after.size());
+        TensorAfterLaunch left = take_tensor(be, t, ptrs[i], guards[i]);
         // A guard touched in several launches is reported once, as the first launch saw it.
-        for (const auto& v : {check_guard(t.name, "before", before, guards[i].before), check_guard(t.name, "after", after, guards[i].after)}) {
+        for (const auto& v : {check_guard(t.name, "before", left.before, guards[i].before), check_guard(t.name, "after", left.after, guards[i].after)}) {
           if (v && std::none_of(r.guards.begin(), r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
             r.guards.push_back(*v);
         }
         if (t.role == Role::in) continue;
-        std::vector<uint8_t> out = touched_vector<uint8_t>(t.bytes());
-        be.download(out.data(), ptrs[i], out.size());
+        std::vector<uint8_t> out = std::move(left.bytes);
         if (launch == 1) {
           got[i] = std::move(out);
         } else if (const int64_t n = differing_elements(got[i], out, dtype_size(t.dtype)); n > 0) {
