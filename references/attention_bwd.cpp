@@ -2,7 +2,8 @@
 // the attention backward with the given out and lse, in double precision. Layouts: q/out/dout
 // [B, Sq, Hq, D], k/v [B, Sk, Hkv, D], lse [B, Hq, Sq]; dq/dk/dv like q/k/v. Bottom-right causal.
 // For a visible (i, j): P = exp(scale q_i·k_j - lse_i), dP = dout_i·v_j, delta_i = dout_i·out_i,
-// dS = P (dP - delta_i); dv_j += P dout_i, dk_j += scale dS q_i, dq_i += scale dS k_j.
+// dS = P (dP - delta_i); dv_j += P dout_i, dk_j += scale dS q_i, dq_i += scale dS k_j (sums as
+// Eigen products over each (batch, head)).
 // attn_fwd_lse_ref is the forward pass the manifest derives out and lse from (docs/manifest.md,
 // "Derived tensors"), with the same layouts, scale and causal alignment.
 #include <algorithm>
@@ -47,6 +48,13 @@ void attention_fwd(Context& ctx) {
   });
 }
 
+// Rows [tok0, tok0 + n) of head h of a [.., S, H, D] tensor, as an n x D matrix.
+hk::ref::RowMatrix head_rows(const double* t, long long tok0, int n, int H, int h, int D) {
+  hk::ref::RowMatrix m(n, D);
+  for (int r = 0; r < n; ++r) m.row(r) = Eigen::Map<const Eigen::RowVectorXd>(t + ((tok0 + r) * H + h) * (long long)D, D);
+  return m;
+}
+
 void attention_bwd(Context& ctx) {
   const int B = I(ctx, "B"), Sq = I(ctx, "Sq"), Sk = I(ctx, "Sk"), Hq = I(ctx, "Hq"),
             Hkv = I(ctx, "Hkv"), D = I(ctx, "D"), G = Hq / Hkv;
@@ -55,37 +63,40 @@ void attention_bwd(Context& ctx) {
   const double *q = ctx.tensor("q").data.data(), *k = ctx.tensor("k").data.data(),
                *v = ctx.tensor("v").data.data(), *o = ctx.tensor("out").data.data(),
                *go = ctx.tensor("dout").data.data(), *lse = ctx.tensor("lse").data.data();
-  auto& dq = ctx.tensor("dq").data;
-  auto& dk = ctx.tensor("dk").data;
-  auto& dv = ctx.tensor("dv").data;
-  std::fill(dq.begin(), dq.end(), 0.0);
-  std::fill(dk.begin(), dk.end(), 0.0);
-  std::fill(dv.begin(), dv.end(), 0.0);
-  auto qo = [&](int b, int i, int h) { return (((long long)b * Sq + i) * Hq + h) * D; };
-  auto ko = [&](int b, int j, int h) { return (((long long)b * Sk + j) * Hkv + h) * D; };
-  // One task per (batch, kv head): it alone writes that head's dk, dv and its query heads' dq,
-  // adding in the same order as one thread would.
+  double *dq = ctx.tensor("dq").data.data(), *dk = ctx.tensor("dk").data.data(), *dv = ctx.tensor("dv").data.data();
+  using hk::ref::RowMatrix;
+  // One task per (batch, kv head): it alone writes that head's dk, dv and its query heads' dq.
+  // Per query head, with Eigen products: P and dS [Sq, Sk] (0 where j is not visible), then
+  // dv += P^T dout, dk += (scale dS)^T q, dq = (scale dS) k.
   ctx.parallel_for((int64_t)B * Hkv, [&](int64_t task) {
-    const int b = static_cast<int>(task / Hkv);
-    for (int h = static_cast<int>(task % Hkv) * G; h < static_cast<int>(task % Hkv + 1) * G; ++h)
+    const int b = static_cast<int>(task / Hkv), kvh = static_cast<int>(task % Hkv);
+    const RowMatrix K = head_rows(k, (long long)b * Sk, Sk, Hkv, kvh, D), V = head_rows(v, (long long)b * Sk, Sk, Hkv, kvh, D);
+    RowMatrix dK = RowMatrix::Zero(Sk, D), dV = RowMatrix::Zero(Sk, D);
+    for (int h = kvh * G; h < (kvh + 1) * G; ++h) {
+      const RowMatrix Q = head_rows(q, (long long)b * Sq, Sq, Hq, h, D), dO = head_rows(go, (long long)b * Sq, Sq, Hq, h, D);
+      const RowMatrix O = head_rows(o, (long long)b * Sq, Sq, Hq, h, D);
+      RowMatrix P = Q * K.transpose(), dS = dO * V.transpose();
       for (int i = 0; i < Sq; ++i) {
-        const long long qi = qo(b, i, h);
         double delta = 0.0;
-        for (int d = 0; d < D; ++d) delta += go[qi + d] * o[qi + d];
+        for (int d = 0; d < D; ++d) delta += dO(i, d) * O(i, d);
         const int hi = causal ? std::max(0, std::min(Sk, i + Sk - Sq + 1)) : Sk;
         const double l = lse[((long long)b * Hq + h) * Sq + i];
-        for (int j = 0; j < hi; ++j) {
-          const long long kj = ko(b, j, h / G);
-          double s = 0.0, dp = 0.0;
-          for (int d = 0; d < D; ++d) s += q[qi + d] * k[kj + d], dp += go[qi + d] * v[kj + d];
-          const double p = std::exp(s * scale - l), ds = p * (dp - delta);
-          for (int d = 0; d < D; ++d) {
-            dv[kj + d] += p * go[qi + d];
-            dk[kj + d] += scale * ds * q[qi + d];
-            dq[qi + d] += scale * ds * k[kj + d];
-          }
+        for (int j = 0; j < Sk; ++j) {
+          const double p = j < hi ? std::exp(P(i, j) * scale - l) : 0.0;
+          dS(i, j) = j < hi ? scale * (p * (dS(i, j) - delta)) : 0.0;
+          P(i, j) = p;
         }
       }
+      dV.noalias() += P.transpose() * dO;
+      dK.noalias() += dS.transpose() * Q;
+      const RowMatrix dQ = dS * K;
+      for (int i = 0; i < Sq; ++i)
+        Eigen::Map<Eigen::RowVectorXd>(dq + (((long long)b * Sq + i) * Hq + h) * D, D) = dQ.row(i);
+    }
+    for (int j = 0; j < Sk; ++j) {
+      Eigen::Map<Eigen::RowVectorXd>(dk + (((long long)b * Sk + j) * Hkv + kvh) * D, D) = dK.row(j);
+      Eigen::Map<Eigen::RowVectorXd>(dv + (((long long)b * Sk + j) * Hkv + kvh) * D, D) = dV.row(j);
+    }
   });
 }
 

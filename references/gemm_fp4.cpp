@@ -1,7 +1,8 @@
 // CPU references for the OCP MX fp4 GEMMs of kernels/gemm/ (gemm_fp4.cu, batched_gemm_fp4.cu).
 // fp4e2m1 and e8m0 tensors arrive decoded exactly (e2m1 values, 2^(bits - 127) scales); an MX
 // operand is value * scale of its 32-wide block along K; products in double (Eigen), the output
-// rounded once to its dtype. B is [N, K] (C = A * B^T), batched tensors [Bt, rows, cols].
+// rounded once to its dtype. B is [N, K] (C = A * B^T), batched tensors [Bt, rows, cols]. Rows
+// are dequantized and stored, and products tiled, on ctx's threads (each index its own rows).
 #include <string>
 
 #include "reference.h"
@@ -15,16 +16,18 @@ using hk::ref::RowMatrix;
 RowMatrix mx_dequant(Context& ctx, const std::string& q, const std::string& s, Eigen::Index rows, Eigen::Index K) {
   RowMatrix x = ctx.matrix(q, rows, K);
   auto sc = ctx.matrix(s, rows, (K + 31) / 32);
-  for (Eigen::Index r = 0; r < rows; ++r)
+  ctx.parallel_for(rows, [&](int64_t r) {
     for (Eigen::Index k = 0; k < K; ++k) x(r, k) *= sc(r, k / 32);
+  });
   return x;
 }
 
 // Writes batch b of the output ([Bt * M, N] view) rounded to its dtype.
 void store(Context& ctx, const std::string& name, Eigen::Index b, const RowMatrix& v) {
   auto out = ctx.matrix(name, ctx.tensor(name).numel() / v.cols(), v.cols());
-  for (Eigen::Index r = 0; r < v.rows(); ++r)
+  ctx.parallel_for(v.rows(), [&](int64_t r) {
     for (Eigen::Index c = 0; c < v.cols(); ++c) out(b * v.rows() + r, c) = ctx.round_to(name, v(r, c));
+  });
 }
 
 struct Dims {
@@ -40,7 +43,7 @@ void mx_gemm(Context& ctx, bool a_is_mx) {
   const RowMatrix A = a_is_mx ? mx_dequant(ctx, "A", "a_scales", d.Bt * d.M, d.K) : RowMatrix(ctx.matrix("A", d.Bt * d.M, d.K));
   const RowMatrix B = mx_dequant(ctx, "B", "b_scales", d.Bt * d.N, d.K);
   for (Eigen::Index b = 0; b < d.Bt; ++b)
-    store(ctx, "C", b, A.middleRows(b * d.M, d.M) * B.middleRows(b * d.N, d.N).transpose());
+    store(ctx, "C", b, hk::ref::tiled_product(ctx, A.middleRows(b * d.M, d.M), B.middleRows(b * d.N, d.N).transpose()));
 }
 
 }  // namespace
@@ -53,7 +56,7 @@ HK_REFERENCE(gemm_a8wfp4) {
   const Dims d = dims(ctx);
   const RowMatrix sa = ctx.matrix("a_scale", d.M, 1);
   const RowMatrix A = sa.col(0).asDiagonal() * RowMatrix(ctx.matrix("A", d.M, d.K));
-  store(ctx, "C", 0, A * mx_dequant(ctx, "B", "b_scales", d.N, d.K).transpose());
+  store(ctx, "C", 0, hk::ref::tiled_product(ctx, A, mx_dequant(ctx, "B", "b_scales", d.N, d.K).transpose()));
 }
 
 // Batched: A [Bt, M, K], B [Bt, N, K], scales [Bt, rows, ceil(K / 32)], C [Bt, M, N].

@@ -44,21 +44,23 @@ double silu(double g) { return g / (1.0 + std::exp(-g)); }
 double gelu_erf(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
 
 // out[s, n] for every slot: X [T, H] dequantized activations, weight(e) the dequantized [R, H]
-// weight of expert e (R = N, or 2N for SwiGLU: gate rows then up rows).
+// weight of expert e (R = N, or 2N for SwiGLU: gate rows then up rows). One expert per index of
+// ctx.parallel_for (its weight dequantized, multiplied and stored there): each expert writes only
+// the rows of its own slots, and its product is the same whichever thread runs it.
 void moe_forward(Context& ctx, const RowMatrix& X, const std::function<RowMatrix(int)>& weight, Act act) {
   const int64_t T = ctx.integer("T"), topk = ctx.integer("topk"), E = ctx.integer("E"), N = ctx.integer("N");
   const bool mul = ctx.integer("mul") != 0;
   const auto ex = slot_experts(ctx, T * topk);
   const auto& tw = ctx.tensor("topk_weights").data;
   auto out = ctx.matrix("out", T * topk, N);
-  for (int e = 0; e < E; ++e) {
-    std::vector<int64_t> slots;
-    for (int64_t s = 0; s < T * topk; ++s)
-      if (ex[s] == e) slots.push_back(s);
-    if (slots.empty()) continue;
+  std::vector<std::vector<int64_t>> slots_of(E);
+  for (int64_t s = 0; s < T * topk; ++s) slots_of[ex[s]].push_back(s);
+  ctx.parallel_for(E, [&](int64_t e) {
+    const std::vector<int64_t>& slots = slots_of[e];
+    if (slots.empty()) return;
     RowMatrix Xe(static_cast<Eigen::Index>(slots.size()), X.cols());
     for (size_t i = 0; i < slots.size(); ++i) Xe.row(i) = X.row(slots[i] / topk);
-    const RowMatrix We = weight(e);
+    const RowMatrix We = weight(static_cast<int>(e));
     const RowMatrix Y = Xe * We.transpose();
     for (size_t i = 0; i < slots.size(); ++i) {
       for (int64_t n = 0; n < N; ++n) {
@@ -69,7 +71,7 @@ void moe_forward(Context& ctx, const RowMatrix& X, const std::function<RowMatrix
         out(slots[i], n) = ctx.round_to("out", v);
       }
     }
-  }
+  });
 }
 
 int64_t rows_of(Context& ctx, Act act) { return (act == Act::SwiGlu ? 2 : 1) * ctx.integer("N"); }

@@ -159,12 +159,17 @@ HK_REFERENCE(moe_routing_sigmoid_top1) {
   auto w = ctx.matrix("w");
   auto ids = ctx.matrix("topk_ids", x.rows(), 1);
   auto weights = ctx.matrix("topk_weights", x.rows(), 1);
-  const hk::ref::RowMatrix logits = x * w.transpose();
-  for (Eigen::Index t = 0; t < x.rows(); ++t) {
-    Eigen::Index best = 0;
-    for (Eigen::Index e = 1; e < logits.cols(); ++e)
-      if (logits(t, e) > logits(t, best)) best = e;
-    ids(t, 0) = static_cast<double>(best);
-    weights(t, 0) = 1.0 / (1.0 + std::exp(-logits(t, best)));
-  }
+  // Blocks of 256 tokens on ctx's threads (w packed once per block), each writing its own rows.
+  constexpr Eigen::Index kRows = 256;
+  ctx.parallel_for((x.rows() + kRows - 1) / kRows, [&](int64_t block) {
+    const Eigen::Index t0 = block * kRows, n = std::min(kRows, x.rows() - t0);
+    const hk::ref::RowMatrix logits = x.middleRows(t0, n) * w.transpose();
+    for (Eigen::Index r = 0; r < n; ++r) {
+      Eigen::Index best = 0;
+      for (Eigen::Index e = 1; e < logits.cols(); ++e)
+        if (logits(r, e) > logits(r, best)) best = e;
+      ids(t0 + r, 0) = static_cast<double>(best);
+      weights(t0 + r, 0) = 1.0 / (1.0 + std::exp(-logits(r, best)));
+    }
+  });
 }

@@ -80,6 +80,23 @@ RowMatrix product(const Context& ctx, const A& a, const B& b) {
   return out;
 }
 
+// a * b, evaluated in tiles of 64 rows of a by 256 columns of b on ctx's threads: parallel where a
+// has few rows too (a 64 x 8192 times 8192 x 8192 product is 32 tiles, `product` only one block).
+// The tiles are the same for any thread count, so the product is the same bit for bit.
+template <typename A, typename B>
+RowMatrix tiled_product(const Context& ctx, const A& a, const B& b) {
+  const RowMatrix lhs = a;
+  RowMatrix out(lhs.rows(), b.cols());
+  constexpr Eigen::Index kRows = 64, kCols = 256;
+  const Eigen::Index col_tiles = (b.cols() + kCols - 1) / kCols, tiles = (lhs.rows() + kRows - 1) / kRows * col_tiles;
+  ctx.parallel_for(tiles, [&](int64_t i) {
+    const Eigen::Index r0 = i / col_tiles * kRows, c0 = i % col_tiles * kCols;
+    const Eigen::Index rows = std::min(kRows, lhs.rows() - r0), cols = std::min(kCols, b.cols() - c0);
+    out.block(r0, c0, rows, cols).noalias() = lhs.middleRows(r0, rows) * b.middleCols(c0, cols);
+  });
+  return out;
+}
+
 using Function = std::function<void(Context&)>;
 
 // Registry from reference name (the manifest's "reference") to function.

@@ -1,6 +1,7 @@
 // CPU references for kernels/suite/ (the attention suite), in double precision.
 // Tensors are [batch, heads, seq, D] (or [batch, heads, seq_q, seq_k] for weights and scores);
-// each (batch, head) pair is one row-major matrix, viewed with Eigen maps.
+// each (batch, head) pair is one row-major matrix, viewed with Eigen maps, and one index of
+// ctx.parallel_for (it writes only its own slice).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,14 +31,14 @@ HK_REFERENCE(suite_flash_nocausal) {
   auto& v = ctx.tensor("v");
   auto& out = ctx.tensor("out");
   const double scale = static_cast<double>(static_cast<float>(ctx.num("scale_mul") / std::sqrt(ctx.num("D"))));
-  for (int64_t bh = 0; bh < batch_heads(q); ++bh) {
+  ctx.parallel_for(batch_heads(q), [&](int64_t bh) {
     hk::ref::RowMatrix s = scale * (slice(q, bh) * slice(k, bh).transpose());
     for (Eigen::Index i = 0; i < s.rows(); ++i) {
       s.row(i).array() = (s.row(i).array() - s.row(i).maxCoeff()).exp();
       s.row(i) /= s.row(i).sum();
     }
     slice(out, bh) = s * slice(v, bh);
-  }
+  });
 }
 
 // out = w v per (batch, head).
@@ -45,7 +46,7 @@ HK_REFERENCE(suite_weighted_matmul) {
   auto& w = ctx.tensor("w");
   auto& v = ctx.tensor("v");
   auto& out = ctx.tensor("out");
-  for (int64_t bh = 0; bh < batch_heads(w); ++bh) slice(out, bh) = slice(w, bh) * slice(v, bh);
+  ctx.parallel_for(batch_heads(w), [&](int64_t bh) { slice(out, bh) = slice(w, bh) * slice(v, bh); });
 }
 
 // scores[.., i, j] = -inf where j > i + (seq_k - seq_q); the rest as it came in (inout).
@@ -54,10 +55,11 @@ HK_REFERENCE(suite_causal_mask) {
   const int64_t seq_q = s.dim(-2), seq_k = s.dim(-1);
   const double neg_inf = -std::numeric_limits<double>::infinity();
   double* p = s.data.data();
-  for (int64_t bh = 0; bh < batch_heads(s); ++bh)
+  ctx.parallel_for(batch_heads(s), [&](int64_t bh) {
     for (int64_t i = 0; i < seq_q; ++i)
       for (int64_t j = std::max<int64_t>(0, i + (seq_k - seq_q) + 1); j < seq_k; ++j)
         p[(bh * seq_q + i) * seq_k + j] = neg_inf;
+  });
 }
 
 HK_REFERENCE(suite_buffer_copy) { ctx.tensor("out").data = ctx.tensor("x").data; }
