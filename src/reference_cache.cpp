@@ -261,12 +261,17 @@ bool ReferenceCache::write(const std::string& key, const std::vector<const ref::
   fs::create_directories(folder_, ec);
   if (!write_entry(path_of(key), header, outputs, h.widths)) return false;
   known_bytes_ += entry_bytes;
-  if (!scanned_ || known_bytes_ > bound_) trim();
+  written_since_trim_ += entry_bytes;
+  // Other workers write into the folder too, unseen by known_bytes_: past a sixteenth of the
+  // bound written here, the folder is measured again. It then exceeds its bound by at most a
+  // sixteenth per writer.
+  if (!scanned_ || known_bytes_ > bound_ || written_since_trim_ > bound_ / 16) trim();
   return true;
 }
 
 void ReferenceCache::trim() {
   scanned_ = true;
+  written_since_trim_ = 0;
   const int lock = ::open((folder_ + "/.trim.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock < 0) return;
   if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {  // another process is trimming: it sees our entry too

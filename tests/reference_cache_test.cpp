@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -123,6 +124,24 @@ TEST(ReferenceOutputsCache, EvictsTheLeastRecentlyUsedToKeepItsBound) {
   EXPECT_LE(total, 3 * entry + entry / 2);
   ReferenceCache tiny(dir.path() + "/tiny", entry / 2);
   EXPECT_FALSE(tiny.write("0000000000000001", one)) << "an entry larger than the bound is not kept";
+}
+
+// Workers write into one folder, each unaware of the others' entries: the bound holds all the
+// same (within a sixteenth per writer), because each measures the folder again as it writes.
+TEST(ReferenceOutputsCache, TheBoundHoldsWithSeveralWriters) {
+  test::TempDir dir;
+  const ReferenceOutputs one = sample(5, 2000);
+  ReferenceCache probe(dir.path() + "/probe", 1 << 30);
+  ASSERT_TRUE(probe.write("0000000000000001", one));
+  const uint64_t entry = fs::file_size(dir.path() + "/probe/0000000000000001.ref");
+  const std::string folder = dir.path() + "/refs";
+  const uint64_t bound = 16 * entry;
+  ReferenceCache a(folder, bound), b(folder, bound);
+  for (int i = 0; i < 24; ++i) ASSERT_TRUE((i % 2 ? b : a).write(fmt::format("{:016x}", 100 + i), one));
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().extension() == ".ref") total += fs::file_size(e.path());
+  EXPECT_LE(total, bound + 2 * (bound / 16 + entry)) << total / entry << " entries kept for a bound of 16";
 }
 
 CaseJob base_job() {
