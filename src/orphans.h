@@ -14,7 +14,8 @@ void adopt_orphans();
 // left: the workers are closed). Returns how many there were.
 int end_orphans();
 
-// Held by the owner of a worker process from before it is started until after it is reaped:
+// Held by the owner of a worker process, or of any child this process waits for (a compile of
+// run_bounded), from before it is started until after it is reaped:
 // while any is held, end_orphans_when_no_worker() leaves every child alone (another runner's
 // workers are this process's children too). Not copyable; one per worker.
 class LiveWorkerMark {

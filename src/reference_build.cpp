@@ -271,14 +271,16 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
     }
     if (!plans[i] || out[i].cached) deliver(i);
   }
-  const std::string pch = to_build >= kPrecompileFrom ? precompiled_reference_header(*setting) : "";
+  const auto stopped = [&] { return opt.stop && opt.stop->load(); };
+  const std::string pch = to_build >= kPrecompileFrom && !stopped() ? precompiled_reference_header(*setting) : "";
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
     pool.emplace_back([&] {
       for (size_t i; (i = next++) < files.size();)
         if (plans[i] && !out[i].cached) {
-          out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
+          if (stopped()) out[i].log = "not built: the run ended before it needed this library";
+          else out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
           deliver(i);
         }
     });

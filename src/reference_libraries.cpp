@@ -41,9 +41,14 @@ std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(const std::vector<
     if (i == files.size()) files.push_back(it->second);
     file_of[k->reference] = i;
   }
+  auto libs = std::make_shared<ReferenceLibraries>();
+  libs->file_of_ = std::move(file_of);
+  libs->notes_ = index.notes;
   opt.runtime_dir = index.runtime;
-  return start(std::move(file_of), index.notes,
-               [files, opt](const LibraryReady& ready) { build_and_report(files, opt, ready); });
+  opt.stop = &libs->stop_;
+  libs->builder_ = std::thread(&ReferenceLibraries::run_build, libs.get(),
+                               [files, opt](const LibraryReady& ready) { build_and_report(files, opt, ready); });
+  return libs;
 }
 
 std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(std::map<std::string, size_t> file_of, std::map<std::string, std::string> notes,
@@ -56,6 +61,7 @@ std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(std::map<std::stri
 }
 
 ReferenceLibraries::~ReferenceLibraries() {
+  stop_ = true;
   if (builder_.joinable()) builder_.join();
 }
 
@@ -65,7 +71,7 @@ void ReferenceLibraries::run_build(const Build& build) {
   std::vector<bool> placed(files, false);
   std::string why = "its library was never built";
   try {
-    build([&](size_t i, const ReferenceLibrary& lib) {  // one call at a time
+    if (build) build([&](size_t i, const ReferenceLibrary& lib) {  // one call at a time
       if (i >= files) return;
       placed[i] = true;
       place(i, lib);

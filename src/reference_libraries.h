@@ -3,6 +3,7 @@
 // rest are still being compiled. A case asks for its library and waits only for its own.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -33,7 +34,7 @@ class ReferenceLibraries {
   using Build = std::function<void(const LibraryReady& ready)>;
   static std::shared_ptr<ReferenceLibraries> start(std::map<std::string, size_t> file_of, std::map<std::string, std::string> notes,
                                                    Build build);
-  ~ReferenceLibraries();  // waits for the build
+  ~ReferenceLibraries();  // starts no further compile and waits for those under way
   ReferenceLibraries(const ReferenceLibraries&) = delete;
   ReferenceLibraries& operator=(const ReferenceLibraries&) = delete;
 
@@ -68,6 +69,7 @@ class ReferenceLibraries {
   std::map<std::string, ReferenceLibrary> built_;     // reference name -> library with its notes
   std::map<size_t, std::function<void()>> listeners_;
   size_t next_listener_ = 0;
+  std::atomic<bool> stop_{false};
   std::thread builder_;
 };
 

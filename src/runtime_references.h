@@ -4,6 +4,7 @@
 // project's own, so adding a reference never means rebuilding hkcheck.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -44,6 +45,9 @@ struct ReferenceBuildOptions {
   int jobs = 1;             // compiles at once
   double time_limit_s = host::kDefaultCompileLimitSeconds;  // per compile; 0: none
   std::string project_root;  // paths inside it count relative to it in the libraries' keys ("": as they are)
+  // Once true, no further compile starts: the libraries not yet begun are not ok, saying why
+  // (a run that ends before it needs them). Compiles under way finish.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ReferenceLibrary {

@@ -9,10 +9,12 @@
 #include <sys/wait.h>
 #include <fstream>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "backend.h"
 #include "backends/host/host_compiler.h"
+#include "orphans.h"
 #include "test_util.h"
 
 namespace hk {
@@ -245,6 +247,32 @@ TEST(HostCompiler, ACompilerDiesWithTheProcessThatStartedIt) {
   for (int i = 0; i < 300 && !(gone = test::process_gone(compiler)); ++i) usleep(10000);
   EXPECT_TRUE(gone) << "the command outlived the process that started it";
   if (!gone) kill(compiler, SIGKILL);
+}
+
+// Reference libraries compile while workers come and go: an orphan sweep (orphans.h) in the
+// meantime must leave a compile alone, and a command whose process is reaped elsewhere must end
+// its wait, never spin on it. In a child process, since a sweep ends all of a process's children.
+TEST(HostCompiler, AnOrphanSweepLeavesACompileAlone) {
+  const pid_t runner = fork();
+  if (runner == 0) {
+    std::thread sweep([] {
+      usleep(200000);
+      end_orphans_when_no_worker();
+    });
+    const host::CommandRun r = host::run_command({"sh", "-c", "sleep 1; exit 3"}, "/dev/null");
+    sweep.join();
+    _exit(r.exit_code == 3 ? 0 : 10 + (r.exit_code & 0x7f));
+  }
+  int st = 0;
+  pid_t got = 0;
+  for (int i = 0; i < 1000 && (got = waitpid(runner, &st, WNOHANG)) == 0; ++i) usleep(10000);
+  if (got == 0) {
+    kill(runner, SIGKILL);
+    waitpid(runner, &st, 0);
+    FAIL() << "the command's wait never ended";
+  }
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "the compile was ended by the sweep (exit " << WEXITSTATUS(st) - 10 << ")";
 }
 
 TEST(HostCompiler, FoldersOfDeadCompilesAreRemovedAndLiveOnesKept) {

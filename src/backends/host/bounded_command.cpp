@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "interrupt.h"
+#include "orphans.h"
 
 namespace hk::host {
 namespace {
@@ -69,6 +70,10 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
   _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
 }
 
+// The exit code given for a command whose process this one could not reap (another part of the
+// program reaped it): not a success, whatever it did.
+constexpr int kReapedElsewhere = 255;
+
 // Waits for the supervisor (pid, its group's id) until it exits, the limit passes or the run is
 // interrupted; the group is killed in the last two cases, and before the supervisor is reaped in
 // all (a compiler's child left by a compiler that crashed), while the zombie still holds the id.
@@ -78,7 +83,9 @@ int wait_bounded(pid_t pid, double limit_s, CommandRun& r) {
   auto pause = std::chrono::milliseconds(1);
   for (;;) {
     siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
+    const int w = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (w == 0 && info.si_pid == pid) break;
+    if (w < 0 && errno == ECHILD) return kReapedElsewhere;  // never loop on a child that is gone
     if (!r.interrupted_by && !r.timed_out) {
       if (const int sig = interrupt_signal()) {
         r.interrupted_by = sig;
@@ -93,7 +100,9 @@ int wait_bounded(pid_t pid, double limit_s, CommandRun& r) {
   }
   ::kill(-pid, SIGKILL);
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  int got;
+  while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {}
+  if (got != pid) return kReapedElsewhere;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
@@ -118,6 +127,7 @@ CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& 
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   const pid_t parent = getpid();
+  const LiveWorkerMark spared;  // an orphan sweep of this process (orphans.h) leaves the command alone
   const pid_t pid = fork();
   if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent);
   close(log_fd), close(null_fd);
@@ -132,6 +142,7 @@ CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& 
   std::stringstream ss;
   ss << in.rdbuf();
   r.output = ss.str();
+  if (r.exit_code == kReapedElsewhere) r.output += "\nhkcheck: the command's process was ended and reaped by another part of hkcheck\n";
   return r;
 }
 
