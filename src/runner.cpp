@@ -124,10 +124,22 @@ WorkerLaunch Runner::launch(int device) const {
   return WorkerLaunch{argv, opt_.start_timeout_s, env, opt_.memory_limit};
 }
 
+void Runner::start_workers() {
+  if (opt_.isolation != Isolation::worker || prestarted_) return;
+  prestarted_ = std::make_unique<PrestartedWorkers>();
+  for (int j = 0; j < opt_.jobs; ++j)
+    for (int device : opt_.devices) prestarted_->start(device, launch(device));
+}
+
 std::optional<DeviceInfo> Runner::probe(std::string* why, int device) {
-  WorkerSession w(launch(device < 0 ? opt_.device : device));
-  auto dev = w.start(why);
-  w.close();
+  if (device < 0) device = opt_.device;
+  std::optional<DeviceInfo> dev;
+  if (prestarted_) dev = prestarted_->hello(device, why);
+  if (!dev && (!prestarted_ || why->empty())) {  // none started for it
+    WorkerSession w(launch(device));
+    dev = w.start(why);
+    w.close();
+  }
   if (dev && opt_.backend == "auto") opt_.backend = dev->backend;
   if (dev && arch_.empty()) arch_ = dev->arch;
   return dev;
@@ -208,7 +220,8 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
     on_result(i, std::move(r));
   };
   auto pool_thread = [&](int device) {
-    WorkerSession session(launch(device));
+    std::unique_ptr<WorkerSession> started = prestarted_ ? prestarted_->take(device) : nullptr;
+    WorkerSession& session = started ? *started : *(started = std::make_unique<WorkerSession>(launch(device)));
     for (size_t u; (u = queue.take()) < units.size();) {
       for (size_t i : units[u]) {
         const std::string why_not = interrupt_signal() ? "the run was interrupted by " + signal_label(interrupt_signal())

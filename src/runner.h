@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "manifest.h"
 #include "result.h"
 #include "reference_libraries.h"
+#include "prestarted_workers.h"
 #include "worker_session.h"
 
 namespace hk {
@@ -60,8 +62,13 @@ class Runner {
  public:
   explicit Runner(RunOptions opt);
 
-  // Starts one worker to find the device (and, for "auto", the backend). Returns nothing and
-  // sets *why when no device can be used. device < 0: the options' device.
+  // Starts the workers run_all will use (jobs per device, isolation worker only) in the
+  // background, so that their contexts are made while the caller probes and plans.
+  void start_workers();
+
+  // Starts one worker to find the device (and, for "auto", the backend), or asks one that
+  // start_workers started (it then goes on to run cases). Returns nothing and sets *why when no
+  // device can be used. device < 0: the options' device.
   std::optional<DeviceInfo> probe(std::string* why, int device = -1);
 
   // Runs one case in a fresh worker and returns its result, whatever happens to the worker,
@@ -85,6 +92,7 @@ class Runner {
                          const CaseJob& job, double timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
+  std::unique_ptr<PrestartedWorkers> prestarted_;  // start_workers'; declared last, so closed first
 };
 
 }  // namespace hk
