@@ -290,3 +290,37 @@ TEST(ReferenceLibrariesTest, ALibraryThatNeverComesIsAnErrorNotAWait) {
 
 }  // namespace
 }  // namespace hk
+
+namespace hk {
+namespace {
+
+// start_workers: the workers start before the probe, the probe asks one of them, and run_all
+// runs the cases on them: as many worker processes as --jobs, not one more for the probe.
+TEST(RunnerPool, ThePrestartedWorkersAnswerTheProbeAndRunTheCases) {
+  const fs::path pids = fs::temp_directory_path() / ("hk_prestart_pids_" + std::to_string(::getpid()));
+  fs::remove_all(pids);
+  fs::create_directories(pids);
+  setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  std::vector<KernelSpec> kernels(4);
+  std::vector<CaseTask> tasks;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    kernels[k].name = "ok_" + std::to_string(k), kernels[k].manifest = "fake.json", kernels[k].cases = {CaseSpec{"c1", {}, {}}};
+    tasks.push_back(CaseTask{&kernels[k], &kernels[k].cases[0], ""});
+  }
+  int passed = 0;
+  {
+    Runner r(options(5, Isolation::worker, 2));
+    r.start_workers();
+    std::string why;
+    ASSERT_TRUE(r.probe(&why).has_value()) << why;
+    r.run_all(tasks, [&](size_t, CaseResult res) { passed += res.status == Status::PASS; });
+  }
+  unsetenv("FAKE_WORKER_PID_DIR");
+  const auto started = std::distance(fs::directory_iterator(pids), fs::directory_iterator());
+  fs::remove_all(pids);
+  EXPECT_EQ(passed, 4);
+  EXPECT_EQ(started, 2) << "the probe's worker is one of the two";
+}
+
+}  // namespace
+}  // namespace hk
