@@ -1,5 +1,6 @@
 #include "case_durations.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,11 @@ void from_json(const nlohmann::json& j, CaseDurations& d) {
 }
 
 std::string case_durations_path(const std::string& cache_dir) { return cache_dir + "/case-durations.json"; }
+
+double expected_next_ms(const Timings& t, bool reference_cache) {
+  const double saved = t.compile_ms + t.worker_start_ms + (reference_cache && !t.reference_cached ? t.reference_ms : 0);
+  return std::max(0.0, t.wall_ms - saved);
+}
 
 CaseDurations load_case_durations(const std::string& cache_dir) {
   if (cache_dir.empty()) return {};

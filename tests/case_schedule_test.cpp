@@ -90,6 +90,18 @@ TEST(CaseSchedule, RecordedTimesComeFirstAndEstimatesAreScaledToThem) {
   EXPECT_DOUBLE_EQ(costs[1], estimates[1] * 40.0 / estimates[0]);
 }
 
+// A cold run's compile, computed reference and worker start are not what the case will cost
+// next time: the warm order follows what is left.
+TEST(CaseDurations, TheNextRunExpectsWhatTheCachesLeave) {
+  Timings cold;
+  cold.wall_ms = 9000, cold.compile_ms = 1000, cold.reference_ms = 6000, cold.worker_start_ms = 1000;
+  EXPECT_DOUBLE_EQ(expected_next_ms(cold, true), 1000);
+  EXPECT_DOUBLE_EQ(expected_next_ms(cold, false), 7000) << "without the reference cache the reference runs again";
+  Timings warm = cold;
+  warm.reference_cached = true, warm.reference_ms = 300, warm.wall_ms = 3300;
+  EXPECT_DOUBLE_EQ(expected_next_ms(warm, true), 1300) << "reading the reference back is part of the cost";
+}
+
 TEST(CaseDurations, KeptInTheCacheAndMergedRunAfterRun) {
   test::TempDir dir;
   EXPECT_TRUE(load_case_durations(dir.path()).wall_ms.empty()) << "none yet";
