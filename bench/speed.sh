@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a run's time goes on a GPU machine, side by side, measured in this one invocation:
 #   cold --all (empty caches), warm --all (the same caches), one kernel rerun after an edit to its
-#   kernel (its references read back), --devices 0 against every GPU (warm), the host backend's
+#   kernel (its references read back), --devices 0 against every GPU (warm, and warm with every
+#   passing kernel timed over 50 launches: a load the GPU sets the pace of), the host backend's
 #   small tier on this machine's cores, and the floor (the sum of kernel times plus one context
 #   per GPU). Prints every wall time and the ratios; keeps each run's results under OUT.
 #   bench/speed.sh OUT [HKCHECK]        (default build-gpu/hkcheck)
@@ -73,6 +74,10 @@ if [ "$gpus" -gt 1 ]; then
   many=$(wall "gpus_$gpus" --root "$edit_root" --all --devices "$all")
   one_b=$(wall one_gpu_again --root "$edit_root" --all --devices 0)
   multi="$gpus GPUs $many s against one GPU $one_a s / $one_b s: $(python3 -c "print(f'{min($one_a,$one_b)/$many:.2f}')")x ($(same one_gpu "gpus_$gpus"))"
+  # A load the GPU sets the pace of: every passing case's kernel timed over 50 launches.
+  timed_one=$(wall timed_one_gpu --root "$edit_root" --all --devices 0 --time --time-launches 50)
+  timed_many=$(wall "timed_gpus_$gpus" --root "$edit_root" --all --devices "$all" --time --time-launches 50)
+  multi+=$'\n'"GPU-bound (--all --time --time-launches 50): $gpus GPUs $timed_many s against one GPU $timed_one s: $(ratio "$timed_one" "$timed_many")x ($(same timed_one_gpu "timed_gpus_$gpus"))"
 fi
 host=$(wall host_small --root "$edit_root" --all --backend host --tier small)
 
