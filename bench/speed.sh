@@ -75,14 +75,18 @@ if [ "$gpus" -gt 1 ]; then
   one_b=$(wall one_gpu_again --root "$edit_root" --all --devices 0)
   multi="$gpus GPUs $many s against one GPU $one_a s / $one_b s: $(python3 -c "print(f'{min($one_a,$one_b)/$many:.2f}')")x ($(same one_gpu "gpus_$gpus"))"
   # A load the GPU sets the pace of: every passing case's kernel timed over 50 launches.
-  timed_one=$(wall timed_one_gpu --root "$edit_root" --all --devices 0 --time --time-launches 50)
-  timed_many=$(wall "timed_gpus_$gpus" --root "$edit_root" --all --devices "$all" --time --time-launches 50)
+  # --timeout 120: the slowest kernels' 52 launches outlast the default 30 s per case.
+  timed_one=$(wall timed_one_gpu --root "$edit_root" --all --devices 0 --time --time-launches 50 --timeout 120)
+  timed_many=$(wall "timed_gpus_$gpus" --root "$edit_root" --all --devices "$all" --time --time-launches 50 --timeout 120)
   multi+=$'\n'"GPU-bound (--all --time --time-launches 50): $gpus GPUs $timed_many s against one GPU $timed_one s: $(ratio "$timed_one" "$timed_many")x ($(same timed_one_gpu "timed_gpus_$gpus"))"
 fi
 host=$(wall host_small --root "$edit_root" --all --backend host --tier small)
 
 kernel_s=$(sum_of warm kernel)
-starts=$(python3 - "$out/runs/warm/test_results.json" <<'EOF'
+# One worker's start (process and context): the runs above start theirs before the probe, where no
+# case is charged for it; a case run alone in a fresh worker is.
+wall context --root "$edit_root" --devices 0 --isolation case 'silu/dtype=f32,n=1' >/dev/null
+starts=$(python3 - "$out/runs/context/test_results.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 starts = sorted(c["timings_ms"].get("worker_start", 0) or 0 for c in d["cases"] if c.get("timings_ms"))

@@ -184,7 +184,7 @@ class Run {
     info_.spec = spec_from_settings(s_, sel_.seeds, sel_.project.references);
     info_.markdown_every_case = s_.report.markdown_every_case;
     if (!s_.resume_dir.empty()) info_.resumed_from = journal_path_;
-    runner_.start_workers();  // their contexts are made while the device is probed and the cases planned
+    runner_.start_workers(sel_.selection.kernels.size());  // their contexts are made while the device is probed and the cases planned
     if (!probe_devices(runner_, s_, &dev_, &why_)) return kExitUsage;
     if (s_.report.verbosity >= 0) announce(s_, dev_, why_, total_);
     info_.spec.backend = dev_ ? dev_->backend : "none";

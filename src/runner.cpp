@@ -124,11 +124,14 @@ WorkerLaunch Runner::launch(int device) const {
   return WorkerLaunch{argv, opt_.start_timeout_s, env, opt_.memory_limit};
 }
 
-void Runner::start_workers() {
+void Runner::start_workers(size_t at_most) {
   if (opt_.isolation != Isolation::worker || prestarted_) return;
   prestarted_ = std::make_unique<PrestartedWorkers>();
+  // Contexts on one GPU are made one after another: a worker nobody needs delays the others.
+  size_t started = 0;
   for (int j = 0; j < opt_.jobs; ++j)
-    for (int device : opt_.devices) prestarted_->start(device, launch(device));
+    for (int device : opt_.devices)
+      if (started++ < std::max<size_t>(at_most, 1)) prestarted_->start(device, launch(device));
 }
 
 std::optional<DeviceInfo> Runner::probe(std::string* why, int device) {

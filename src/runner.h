@@ -62,9 +62,11 @@ class Runner {
  public:
   explicit Runner(RunOptions opt);
 
-  // Starts the workers run_all will use (jobs per device, isolation worker only) in the
-  // background, so that their contexts are made while the caller probes and plans.
-  void start_workers();
+  // Starts the workers run_all will use (jobs per device, isolation worker only; at most
+  // `at_most`, e.g. the number of kernels, since one kernel's few cases keep one worker busy) in
+  // the background, so that their contexts are made while the caller probes and plans. run_all
+  // starts any further worker it wants as before.
+  void start_workers(size_t at_most);
 
   // Starts one worker to find the device (and, for "auto", the backend), or asks one that
   // start_workers started (it then goes on to run cases). Returns nothing and sets *why when no

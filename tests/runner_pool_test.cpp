@@ -310,7 +310,7 @@ TEST(RunnerPool, ThePrestartedWorkersAnswerTheProbeAndRunTheCases) {
   int passed = 0;
   {
     Runner r(options(5, Isolation::worker, 2));
-    r.start_workers();
+    r.start_workers(4);
     std::string why;
     ASSERT_TRUE(r.probe(&why).has_value()) << why;
     r.run_all(tasks, [&](size_t, CaseResult res) { passed += res.status == Status::PASS; });
@@ -320,6 +320,25 @@ TEST(RunnerPool, ThePrestartedWorkersAnswerTheProbeAndRunTheCases) {
   fs::remove_all(pids);
   EXPECT_EQ(passed, 4);
   EXPECT_EQ(started, 2) << "the probe's worker is one of the two";
+}
+
+// One kernel's cases: one worker is started ahead (the probe's), not --jobs of them, whose
+// contexts would only delay each other's.
+TEST(RunnerPool, NoMoreWorkersStartAheadThanAsked) {
+  const fs::path pids = fs::temp_directory_path() / ("hk_prestart_one_" + std::to_string(::getpid()));
+  fs::remove_all(pids);
+  fs::create_directories(pids);
+  setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  {
+    Runner r(options(5, Isolation::worker, 8));
+    r.start_workers(1);
+    std::string why;
+    ASSERT_TRUE(r.probe(&why).has_value()) << why;
+  }
+  unsetenv("FAKE_WORKER_PID_DIR");
+  const auto started = std::distance(fs::directory_iterator(pids), fs::directory_iterator());
+  fs::remove_all(pids);
+  EXPECT_EQ(started, 1);
 }
 
 }  // namespace
