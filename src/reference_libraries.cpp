@@ -28,8 +28,6 @@ void build_and_report(const std::vector<std::string>& files, const ReferenceBuil
 
 }  // namespace
 
-ReferenceLibraries::ReferenceLibraries(std::map<std::string, ReferenceLibrary> built) : built_(std::move(built)) {}
-
 std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
                                                               ReferenceBuildOptions opt) {
   std::vector<std::string> files;
@@ -41,14 +39,11 @@ std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(const std::vector<
     if (i == files.size()) files.push_back(it->second);
     file_of[k->reference] = i;
   }
-  auto libs = std::make_shared<ReferenceLibraries>();
-  libs->file_of_ = std::move(file_of);
-  libs->notes_ = index.notes;
   opt.runtime_dir = index.runtime;
-  opt.stop = &libs->stop_;
-  libs->builder_ = std::thread(&ReferenceLibraries::run_build, libs.get(),
-                               [files, opt](const LibraryReady& ready) { build_and_report(files, opt, ready); });
-  return libs;
+  return start(std::move(file_of), index.notes, [files, opt](const LibraryReady& ready, const std::atomic<bool>& stop) mutable {
+    opt.stop = &stop;
+    build_and_report(files, opt, ready);
+  });
 }
 
 std::shared_ptr<ReferenceLibraries> ReferenceLibraries::start(std::map<std::string, size_t> file_of, std::map<std::string, std::string> notes,
@@ -71,11 +66,14 @@ void ReferenceLibraries::run_build(const Build& build) {
   std::vector<bool> placed(files, false);
   std::string why = "its library was never built";
   try {
-    if (build) build([&](size_t i, const ReferenceLibrary& lib) {  // one call at a time
-      if (i >= files) return;
-      placed[i] = true;
-      place(i, lib);
-    });
+    if (build)
+      build(
+          [&](size_t i, const ReferenceLibrary& lib) {  // one call at a time
+            if (i >= files) return;
+            placed[i] = true;
+            place(i, lib);
+          },
+          stop_);
   } catch (const std::exception& e) {
     why = std::string("the reference libraries could not be built: ") + e.what();
   }

@@ -20,18 +20,18 @@ namespace hk {
 
 class ReferenceLibraries {
  public:
-  // Libraries already known (tests; a run that built them before).
-  explicit ReferenceLibraries(std::map<std::string, ReferenceLibrary> built = {});
+  ReferenceLibraries() = default;  // none yet: start() gives them
   // Starts building the libraries of the kernels' references (cached by content and sealed) on a
   // thread of its own. When any had to be compiled it prints a line once all are done, and each
   // note. opt.runtime_dir is index.runtime.
   static std::shared_ptr<ReferenceLibraries> start(const std::vector<const KernelSpec*>& kernels, const ReferenceIndex& index,
                                                    ReferenceBuildOptions opt);
   // The same for libraries that `build` makes: it gives each file's library (file_of: reference
-  // name -> index of its file; notes: reference name -> a note its cases carry) to its argument as
-  // soon as it is ready. A file it never gives, or gives no more after throwing, gets a library
-  // that is not ok, saying so: no case waits for ever.
-  using Build = std::function<void(const LibraryReady& ready)>;
+  // name -> index of its file; notes: reference name -> a note its cases carry) to `ready` as
+  // soon as it is ready, and starts no further work once `stop` is true (the libraries are being
+  // destroyed). A file it never gives, or gives no more after throwing, gets a library that is
+  // not ok, saying so: no case waits for ever.
+  using Build = std::function<void(const LibraryReady& ready, const std::atomic<bool>& stop)>;
   static std::shared_ptr<ReferenceLibraries> start(std::map<std::string, size_t> file_of, std::map<std::string, std::string> notes,
                                                    Build build);
   ~ReferenceLibraries();  // starts no further compile and waits for those under way

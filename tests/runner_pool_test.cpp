@@ -251,7 +251,7 @@ TEST(RunnerPool, CasesWhoseLibraryIsReadyRunWhileOthersAreBuilt) {
   std::shared_future<void> released = fast_done.get_future().share();
   RunOptions o = options();
   o.references = ReferenceLibraries::start({{"slow_ref", 0}, {"fast_ref", 1}}, {{"slow_ref", "overrides a built-in reference"}},
-                                           [&](const LibraryReady& ready) {
+                                           [&](const LibraryReady& ready, const std::atomic<bool>&) {
                                              ready(1, ReferenceLibrary{true, "/fast.so", "", false, 0, {}});
                                              released.wait_for(std::chrono::seconds(5));  // a runner that waits for it fails, not hangs
                                              ready(0, ReferenceLibrary{true, "/slow.so", "", false, 0, {"made again"}});
@@ -271,7 +271,7 @@ TEST(RunnerPool, CasesWhoseLibraryIsReadyRunWhileOthersAreBuilt) {
 }
 
 TEST(ReferenceLibrariesTest, ALibraryThatNeverComesIsAnErrorNotAWait) {
-  const auto throws = ReferenceLibraries::start({{"a", 0}, {"b", 1}}, {}, [](const LibraryReady& ready) {
+  const auto throws = ReferenceLibraries::start({{"a", 0}, {"b", 1}}, {}, [](const LibraryReady& ready, const std::atomic<bool>&) {
     ready(0, ReferenceLibrary{true, "/a.so", "", false, 0, {}});
     throw std::runtime_error("no compiler");
   });
@@ -283,7 +283,7 @@ TEST(ReferenceLibrariesTest, ALibraryThatNeverComesIsAnErrorNotAWait) {
   EXPECT_NE(b->log.find("no compiler"), std::string::npos) << b->log;
   EXPECT_EQ(throws->get("not_gathered"), nullptr);
   EXPECT_TRUE(throws->ready("not_gathered"));
-  const auto forgets = ReferenceLibraries::start({{"a", 0}}, {}, [](const LibraryReady&) {});
+  const auto forgets = ReferenceLibraries::start({{"a", 0}}, {}, [](const LibraryReady&, const std::atomic<bool>&) {});
   ASSERT_NE(forgets->get("a"), nullptr);
   EXPECT_NE(forgets->get("a")->log.find("never built"), std::string::npos);
 }
