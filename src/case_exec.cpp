@@ -278,7 +278,6 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
   // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
   std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
-  for (size_t i = 0; i < plan.tensors.size(); ++i) on_device[i] = on_device[i] && !travels_whole(plan.tensors[i]);
   // The key of the reference's outputs in the cache, which its derived inputs' runs share.
   const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
   const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);

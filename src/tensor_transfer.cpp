@@ -12,6 +12,15 @@ namespace {
 // The whole span of a tensor's allocation that the guards frame: they are adjacent to its bytes.
 size_t span_bytes(const TensorPlan& t, const BufferGuards& g) { return g.before.size() + t.bytes() + g.after.size(); }
 
+// Input i's bytes made here where it was left to the device: its kind proved element-wise when
+// the case was planned, so this cannot throw.
+void make_here(const CaseJob& job, size_t i, std::vector<bool>& on_device, std::vector<std::vector<uint8_t>>& initial) {
+  if (!on_device[i]) return;
+  const TensorPlan& t = job.plan.tensors[i];
+  on_device[i] = false;
+  initial[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
+}
+
 }  // namespace
 
 bool travels_whole(const TensorPlan& t) { return t.bytes() <= kWholeTransferBytes; }
@@ -20,10 +29,7 @@ void put_tensor(Backend& be, const CaseJob& job, size_t i, uint64_t ptr, const B
                 std::vector<bool>& on_device, std::vector<std::vector<uint8_t>>& initial, bool host_reads) {
   const TensorPlan& t = job.plan.tensors[i];
   if (travels_whole(t)) {
-    if (on_device[i]) {  // left to the device when the case was planned: its kind is element-wise, so this cannot throw
-      on_device[i] = false;
-      initial[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
-    }
+    make_here(job, i, on_device, initial);
     if (t.role == Role::out && initial[i].empty()) initial[i] = poisoned_buffer(t.dtype, t.numel);
     std::vector<uint8_t> span(span_bytes(t, guards));
     std::memcpy(span.data(), guards.before.data(), guards.before.size());
@@ -44,10 +50,7 @@ void put_tensor(Backend& be, const CaseJob& job, size_t i, uint64_t ptr, const B
     }
     return;
   }
-  if (on_device[i]) {  // its kind proved element-wise when the case was planned, so this cannot throw
-    on_device[i] = false;
-    initial[i] = generate_packed(t.init, t.dtype, t.numel, input_seed(job, t));
-  }
+  make_here(job, i, on_device, initial);
   be.upload(ptr, initial[i].data(), t.bytes());
 }
 

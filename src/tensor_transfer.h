@@ -24,8 +24,8 @@ constexpr size_t kWholeTransferBytes = size_t{64} << 10;
 bool travels_whole(const TensorPlan& t);
 
 // The bytes of tensor i and its guards, put at ptr before a launch. A tensor made on the device
-// (on_device[i]) is made there, an output poisoned there; when the device cannot, on_device[i]
-// turns false and the bytes are made here. initial[i] holds the bytes of an input or inout not
+// (on_device[i]) is made there, an output poisoned there, unless it travels whole or the device
+// cannot: then on_device[i] turns false and the bytes are made here. initial[i] holds the bytes of an input or inout not
 // made on the device (packed_inputs, reference_inputs.h) and gets those the host makes here;
 // when the host reads them (host_reads), a tensor made on the device is downloaded into it before
 // any kernel can touch it.
