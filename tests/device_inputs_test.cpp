@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "compile_cache.h"
 #include "device_inputs.h"
+#include "forwarding_backend.h"
 #include "generator.h"
 #include "test_util.h"
 
@@ -150,28 +151,13 @@ TEST_P(DeviceInputsTest, LeaveWholeTensorAndDerivedKindsToTheHost) {
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceInputsTest, ::testing::Values("host", "cuda"));
 
 // A backend whose downloads change one byte: the device generator must find it and turn off.
-class OneByteOff : public Backend {
+class OneByteOff : public test::ForwardingBackend {
  public:
-  explicit OneByteOff(std::unique_ptr<Backend> be) : be_(std::move(be)) {}
-  const DeviceInfo& device() const override { return be_->device(); }
-  CompileOutput compile(const CompileRequest& q) override { return be_->compile(q); }
-  Kernel load(const std::string& binary, const std::string& symbol) override { return be_->load(binary, symbol); }
-  KernelAttributes attributes(Kernel k) override { return be_->attributes(k); }
-  void allow_dynamic_shared(Kernel k, int64_t bytes) override { be_->allow_dynamic_shared(k, bytes); }
-  uint64_t alloc(size_t bytes) override { return be_->alloc(bytes); }
-  void free(uint64_t ptr) override { be_->free(ptr); }
-  void upload(uint64_t dst, const void* src, size_t bytes) override { be_->upload(dst, src, bytes); }
+  using ForwardingBackend::ForwardingBackend;
   void download(void* dst, uint64_t src, size_t bytes) override {
-    be_->download(dst, src, bytes);
+    ForwardingBackend::download(dst, src, bytes);
     if (bytes > 3) static_cast<uint8_t*>(dst)[3] ^= 0x10;
   }
-  void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block, int64_t shared, void** args) override {
-    be_->launch(k, grid, block, shared, args);
-  }
-  void synchronize() override { be_->synchronize(); }
-
- private:
-  std::unique_ptr<Backend> be_;
 };
 
 TEST(DeviceInputsTrust, TurnOffWhenTheDeviceDisagreesWithTheHost) {

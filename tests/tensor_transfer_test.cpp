@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "compile_cache.h"
 #include "device_inputs.h"
+#include "forwarding_backend.h"
 #include "generator.h"
 #include "guard.h"
 #include "reference_inputs.h"
@@ -17,34 +18,22 @@ namespace hk {
 namespace {
 
 // The host backend, counting what would each be a wait on a shared GPU.
-class CountingBackend : public Backend {
+class CountingBackend : public test::ForwardingBackend {
  public:
-  CountingBackend() : be_(open_backend("host", 0, HostOptions{"h100", 2})) {}
-  const DeviceInfo& device() const override { return be_->device(); }
-  CompileOutput compile(const CompileRequest& q) override { return be_->compile(q); }
-  Kernel load(const std::string& binary, const std::string& symbol) override { return be_->load(binary, symbol); }
-  KernelAttributes attributes(Kernel k) override { return be_->attributes(k); }
-  void allow_dynamic_shared(Kernel k, int64_t bytes) override { be_->allow_dynamic_shared(k, bytes); }
-  uint64_t alloc(size_t bytes) override { return be_->alloc(bytes); }
-  void free(uint64_t ptr) override { be_->free(ptr); }
-  AllocationSlack slack(uint64_t ptr) override { return be_->slack(ptr); }
+  CountingBackend() : ForwardingBackend(open_backend("host", 0, HostOptions{"h100", 2})) {}
   void upload(uint64_t dst, const void* src, size_t bytes) override {
     ++copies;
-    be_->upload(dst, src, bytes);
+    ForwardingBackend::upload(dst, src, bytes);
   }
   void download(void* dst, uint64_t src, size_t bytes) override {
     ++copies;
-    be_->download(dst, src, bytes);
+    ForwardingBackend::download(dst, src, bytes);
   }
   void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block, int64_t shared, void** args) override {
     ++launches;
-    be_->launch(k, grid, block, shared, args);
+    ForwardingBackend::launch(k, grid, block, shared, args);
   }
-  void synchronize() override { be_->synchronize(); }
   int copies = 0, launches = 0;
-
- private:
-  std::unique_ptr<Backend> be_;
 };
 
 CaseJob job_of(int64_t in_elements, int64_t out_elements) {
