@@ -40,19 +40,29 @@ for stage in "$@"; do
       ;;
     coldwarm)
       # The committed run: --all with empty caches (results/<gpu>/), then again with the caches
-      # it filled (results/<gpu>/warm/); the verdicts of the two must be the same.
-      rm -rf "$out/all" "$out/warm" "$cache"
-      /usr/bin/time -f "cold --all wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" --junit "$out/all/junit.xml" >"$out/all.log" 2>&1
+      # it filled (results/<gpu>/warm/, and twice more: warm runs vary by a second or two); the
+      # verdicts must be the same. Then the cold run again with no compiles ahead of the workers
+      # (HKCHECK_COMPILE_AHEAD=0, src/compile_ahead.h) on caches of its own, for the ratio.
+      rm -rf "$out/all" "$out/warm" "$out/warm2" "$out/warm3" "$out/cold_no_ahead" "$cache" "$cache-no-ahead"
+      fmt="wall %e s, user %U s, sys %S s, max RSS %M KB"
+      /usr/bin/time -f "cold --all $fmt" build-gpu/hkcheck --all --out "$out/all" --no-repro --cache-dir "$cache" --junit "$out/all/junit.xml" >"$out/all.log" 2>&1
       tail -4 "$out/all.log"
-      /usr/bin/time -f "warm --all wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/warm" --no-repro --cache-dir "$cache" --junit "$out/warm/junit.xml" >"$out/warm.log" 2>&1
+      /usr/bin/time -f "warm --all $fmt" build-gpu/hkcheck --all --out "$out/warm" --no-repro --cache-dir "$cache" --junit "$out/warm/junit.xml" >"$out/warm.log" 2>&1
       tail -4 "$out/warm.log"
+      for run in warm2 warm3; do
+        /usr/bin/time -f "$run --all $fmt" build-gpu/hkcheck --all --out "$out/$run" --no-repro --cache-dir "$cache" >"$out/$run.log" 2>&1
+        tail -1 "$out/$run.log"
+      done
+      HKCHECK_COMPILE_AHEAD=0 /usr/bin/time -f "cold --all, no compiles ahead, $fmt" build-gpu/hkcheck --all --out "$out/cold_no_ahead" --no-repro --cache-dir "$cache-no-ahead" >"$out/cold_no_ahead.log" 2>&1
+      tail -2 "$out/cold_no_ahead.log"
       # The same warm run with every input made on the CPU, as before the device generator.
       rm -rf "$out/warm_cpu_inputs"
-      HKCHECK_DEVICE_INPUTS=0 /usr/bin/time -f "warm --all, inputs made on the CPU, wall %e s, max RSS %M KB" build-gpu/hkcheck --all --out "$out/warm_cpu_inputs" --no-repro --cache-dir "$cache" >"$out/warm_cpu_inputs.log" 2>&1
+      HKCHECK_DEVICE_INPUTS=0 /usr/bin/time -f "warm --all, inputs made on the CPU, $fmt" build-gpu/hkcheck --all --out "$out/warm_cpu_inputs" --no-repro --cache-dir "$cache" >"$out/warm_cpu_inputs.log" 2>&1
       tail -2 "$out/warm_cpu_inputs.log"
-      for run in all warm warm_cpu_inputs; do python3 bench/where_time_goes.py "$out/$run/test_results.json" 8 >"$out/where_$run.txt"; head -2 "$out/where_$run.txt"; done
+      for run in all warm warm_cpu_inputs cold_no_ahead; do python3 bench/where_time_goes.py "$out/$run/test_results.json" 8 >"$out/where_$run.txt"; head -2 "$out/where_$run.txt"; done
       build-gpu/hkcheck diff "$out/warm" "$out/warm_cpu_inputs" --fail-on change >"$out/diff_warm_cpu_inputs.txt" 2>&1; echo "diff warm vs warm with CPU inputs: exit $?"
       build-gpu/hkcheck diff "$out/all" "$out/warm" --fail-on change >"$out/diff_cold_warm.txt" 2>&1; echo "diff cold warm: exit $?"
+      build-gpu/hkcheck diff "$out/all" "$out/cold_no_ahead" --fail-on change >"$out/diff_cold_no_ahead.txt" 2>&1; echo "diff cold vs cold with no compiles ahead: exit $?"
       build-gpu/hkcheck diff results/h100/test_results.json "$out/all/test_results.json" --fail-on change >"$out/diff_committed_cold.txt" 2>&1
       echo "diff committed run vs cold: exit $?"; tail -3 "$out/diff_committed_cold.txt"
       ;;

@@ -307,12 +307,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   const auto t_compile = Clock::now();
   bool cached = false;
   std::string key;
-  const CompileRequest request{source, job.source,
-                               kernel_compile_options(define_options(plan), job.source, job.include_dirs, job.compile_options),
-                               job.file_entries};
-  std::vector<std::string> header_dirs = job.include_dirs;
-  header_dirs.push_back(std::filesystem::absolute(job.source).parent_path().string());
-  const CompileOutput compiled = cache.get(be, request, header_dirs, &cached, &key);
+  const CaseCompile how = case_compile(job, source);
+  const CompileOutput compiled = cache.get(be, how.request, how.header_dirs, &cached, &key);
   for (const std::string& repair : take_cache_repairs()) r.notes.push_back(repair);  // a damaged entry, prelude or header made again
   r.timings.compile_ms = ms_since(t_compile);
   r.timings.compile_cached = cached;

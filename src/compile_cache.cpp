@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cache_seal.h"
+#include "compile_lock.h"
 #include "file_util.h"
 #include "fnv1a.h"
 #include "header_fingerprint.h"
@@ -76,53 +77,82 @@ Backend::Kernel CompileCache::load(Backend& be, const std::string& key, const st
   return fn;
 }
 
+std::string run_compile_key_head(const DeviceInfo& d) {
+  // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
+  return d.backend + "\n" + d.arch + "\n" + d.runtime_version + "\n" + std::to_string(d.warp_size) + "\n" + prelude_text(d.backend);
+}
+
 CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
                                 std::string* key_out) {
-  // The warp size is compiled in (HK_WARP_SIZE), and host profiles may differ in it alone.
   const DeviceInfo& d = be.device();
-  const std::string head = d.backend + "\n" + d.arch + "\n" + d.runtime_version + "\n" + std::to_string(d.warp_size) + "\n" + prelude_text(d.backend);
-  return get_keyed(head, d.backend, [&](const CompileRequest& r) { return be.compile(r); }, q, header_dirs, cached, key_out);
+  return *get_keyed(run_compile_key_head(d), d.backend, [&](const CompileRequest& r) { return be.compile(r); }, q, header_dirs, cached,
+                    key_out, true);
 }
 
 CompileOutput CompileCache::get(const std::string& compiler, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
                                 const std::vector<std::string>& header_dirs, bool* cached) {
   // Its own first line: a run's key names a device, whose compiles may differ from these.
-  return get_keyed("compile-only\n" + backend + "\n" + compiler + "\n" + prelude_text(backend), backend, compile, q, header_dirs, cached, nullptr);
+  return *get_keyed("compile-only\n" + backend + "\n" + compiler + "\n" + prelude_text(backend), backend, compile, q, header_dirs, cached,
+                    nullptr, true);
 }
 
-CompileOutput CompileCache::get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
-                                      const std::vector<std::string>& header_dirs, bool* cached, std::string* key_out) {
+std::optional<CompileOutput> CompileCache::get_ahead(const DeviceInfo& device, const CompileFn& compile, const CompileRequest& q,
+                                                     const std::vector<std::string>& header_dirs, bool* cached) {
+  return get_keyed(run_compile_key_head(device), device.backend, compile, q, header_dirs, cached, nullptr, false);
+}
+
+std::string CompileCache::key_of(const std::string& key_head, const CompileRequest& q, const std::vector<std::string>& header_dirs) const {
   // Every path as the root sees it; the headers' and the source's contents themselves.
   std::string key_text = key_head;
   for (const auto& o : q.options) key_text += root_.option(o) + "\n";
   for (const auto& e : q.entries) key_text += "entry " + e + "\n";
   for (const auto& d : header_dirs) key_text += "headers " + root_.path(d) + "\n";
   key_text += header_fingerprint(header_dirs) + "\n" + root_.path(q.source_name) + "\n" + q.source;
-  const std::string key = fmt::format("{:016x}", fnv1a(key_text));
+  return fmt::format("{:016x}", fnv1a(key_text));
+}
+
+bool CompileCache::kept_for_run(const DeviceInfo& device, const CompileRequest& q, const std::vector<std::string>& header_dirs) const {
+  std::error_code ec;
+  return !dir_.empty() && std::filesystem::exists(dir_ + "/" + key_of(run_compile_key_head(device), q, header_dirs) + ".bin", ec);
+}
+
+std::optional<CompileOutput> CompileCache::read_kept(const std::string& file, const std::string& key) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  // A torn, altered or misplaced entry (a full disk, a killed writer, a copy) is compiled again, never loaded.
+  if (auto entry = unseal_cache_entry(ss.str(), key))
+    if (auto out = cached_output(*entry, root_)) return out;
+  note_cache_repair(fmt::format("the cached compile {} was damaged or sealed for another compile: it was compiled again", file));
+  return std::nullopt;
+}
+
+std::optional<CompileOutput> CompileCache::get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile,
+                                                     const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
+                                                     std::string* key_out, bool wait_for_others) {
+  const std::string key = key_of(key_head, q, header_dirs);
   if (key_out) *key_out = key;
   *cached = true;
   if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
   const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
+  if (!file.empty())
+    if (auto out = read_kept(file, key)) return memory_[key] = std::move(*out);
+  // Another process compiling the same key: wait for its entry, or leave the key to it.
+  std::optional<CompileLock> lock;
   if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      // A torn, altered or misplaced entry (a full disk, a killed writer, a copy) is compiled again, never loaded.
-      if (auto entry = unseal_cache_entry(ss.str(), key)) {
-        if (auto out = cached_output(*entry, root_)) return memory_[key] = std::move(*out);
-      }
-      note_cache_repair(fmt::format("the cached compile {} was damaged or sealed for another compile: it was compiled again", file));
-    }
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    lock.emplace(dir_ + "/" + key + ".lock", wait_for_others);
+    if (lock->busy()) return std::nullopt;
+    if (lock->held() && std::filesystem::exists(file, ec))
+      if (auto out = read_kept(file, key)) return memory_[key] = std::move(*out);
   }
   *cached = false;
   CompileOutput out = compile_kernel_file(compile, q, backend);
   memory_[key] = out;  // a failure too: the file's other cases in this process report it without compiling again
-  if (out.ok && !file.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
+  if (out.ok && !file.empty())
     write_file_atomic(file, seal_cache_entry(key, cache_entry(out, root_)), nullptr);  // best effort: a cache that cannot be written only costs time
-  }
   return out;
 }
 

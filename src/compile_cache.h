@@ -34,20 +34,36 @@ class CompileCache {
   // (backend, arch, version, which library), backend is "cuda" or "hip", compile compiles.
   CompileOutput get(const std::string& compiler, const std::string& backend, const CompileFn& compile, const CompileRequest& request,
                     const std::vector<std::string>& header_dirs, bool* cached);
+  // The same for a process with no device compiling ahead of a run's workers (compile_ahead.h):
+  // the entry is kept under the key those workers look up on `device`, and compile must compile
+  // as their backend does. Nothing, and no compile, when another process is compiling that key now.
+  std::optional<CompileOutput> get_ahead(const DeviceInfo& device, const CompileFn& compile, const CompileRequest& request,
+                                         const std::vector<std::string>& header_dirs, bool* cached);
   // The entry of a program loaded once per process: a worker that runs many cases loads each
   // program once, so its __device__ variables live on from case to case as they would in an
   // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
+  // Whether a run's workers on device would find this compile kept (an entry is there; whether it
+  // is sound is checked when it is read).
+  bool kept_for_run(const DeviceInfo& device, const CompileRequest& request, const std::vector<std::string>& header_dirs) const;
   Backend::Kernel load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry);
 
  private:
-  CompileOutput get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
-                          const std::vector<std::string>& header_dirs, bool* cached, std::string* key_out);
+  // Compiles under a lock on the key (compile_lock.h): with wait_for_others, a compile another
+  // process is making of it is waited for and read; without, nothing is returned.
+  std::optional<CompileOutput> get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile,
+                                         const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
+                                         std::string* key_out, bool wait_for_others);
+  std::string key_of(const std::string& key_head, const CompileRequest& q, const std::vector<std::string>& header_dirs) const;
+  std::optional<CompileOutput> read_kept(const std::string& file, const std::string& key);
 
   std::string dir_;
   RootRelative root_;
   std::map<std::string, CompileOutput> memory_;
   std::map<std::string, Backend::Kernel> loaded_;
 };
+
+// The first part of a run's compile-cache keys on device: its compiler, target, warp size and prelude.
+std::string run_compile_key_head(const DeviceInfo& device);
 
 // The binary of a compile-cache file, or nothing when the file is torn, altered, of an older
 // format or sealed for another key (it is then compiled again).

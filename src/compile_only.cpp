@@ -205,7 +205,7 @@ class CompilerProcess {
   // crashed or timed out.
   std::optional<CompileAnswer> ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r) {
     if (!proc_ && !start(r)) return std::nullopt;
-    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, item.header_dirs};
+    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, item.header_dirs, std::nullopt};
     proc_->write_line(json(job).dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;

@@ -43,6 +43,29 @@ std::string without_ptxas_info(const std::string& log) {
   return out;
 }
 
+// A compile ahead of a run's workers (compile_ahead.h), kept under their key when this worker's
+// compiler is the one their backend compiles with: the same backend, target and version.
+CompileAnswer compile_for_run(const CompileJob& job, const CompileWorkerOptions& opt, Compiler& compiler, CompileCache& cache) {
+  CompileAnswer res;
+  res.id = job.id;
+  const DeviceInfo& device = *job.run_device;
+  if (device.backend != opt.backend || device.arch != opt.arch || device.runtime_version != compiler.version()) {
+    res.log = "this compile worker's compiler (" + opt.backend + " " + opt.arch + ", " + compiler.version() + ") is not the run's (" +
+              device.backend + " " + device.arch + ", " + device.runtime_version + ")";
+    return res;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
+  const auto c = cache.get_ahead(device, [&](const CompileRequest& r) { return compiler.compile(r); }, q, job.header_dirs, &res.cached);
+  res.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  res.left_to_another = !c;
+  if (c) {
+    res.ok = c->ok;
+    res.bytes = c->binary.size();
+  }
+  return res;
+}
+
 }  // namespace
 
 int run_compile_worker(const CompileWorkerOptions& opt) {
@@ -72,6 +95,10 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
     try {
       const CompileJob job = nlohmann::json::parse(line).get<CompileJob>();
       res.id = job.id;
+      if (job.run_device) {
+        chan.send(compile_for_run(job, opt, *compiler, cache));
+        continue;
+      }
       const auto t0 = std::chrono::steady_clock::now();
       CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel

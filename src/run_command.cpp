@@ -58,6 +58,8 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.time_launches = s.time ? s.time_launches : 0;
   o.devices = s.devices;
   o.memory_limit = resolve_memory_limit(s.memory_limit, s.jobs * static_cast<int>(s.devices.size()));
+  o.compile_ahead = compile_ahead_processes(s.jobs * static_cast<int>(s.devices.size()));
+  o.project_root = absolute_project_folder(sel);
   // Nobody stops a run without a terminal on purpose: its host workers resume it (parent_watch.h).
   if (!has_terminal()) o.worker_args.push_back("--resume-stopped-parent");
   return o;
@@ -313,6 +315,9 @@ class Run {
     std::string err;
     if (!s_.cache_dir.empty() && !took.wall_ms.empty() && !save_case_durations(s_.cache_dir, took, &err))
       fmt::print(stderr, "hkcheck: could not keep the cases' durations for the next run's order: {}\n", err);
+    if (const auto& ahead = runner_.compiled_ahead(); ahead && ahead->processes > 0 && s_.report.verbosity >= 0)
+      fmt::print(stderr, "hkcheck: {} of {} kernel configuration(s) compiled ahead of the workers by {} process(es); the workers compiled the "
+                 "rest (HKCHECK_COMPILE_AHEAD=0: none ahead)\n", ahead->made, ahead->jobs, ahead->processes);
     if (references_cached_)
       fmt::print(stderr, "hkcheck: {} of {} case(s) read their reference's outputs from the cache (--no-ref-cache computes them)\n",
                  references_cached_, tasks.size());

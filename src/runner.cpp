@@ -12,6 +12,7 @@
 
 #include "case_plan.h"
 #include "case_schedule.h"
+#include "compile_ahead.h"
 #include "expectation.h"
 #include "interrupt.h"
 #include "orphans.h"
@@ -145,6 +146,7 @@ std::optional<DeviceInfo> Runner::probe(std::string* why, int device) {
   }
   if (dev && opt_.backend == "auto") opt_.backend = dev->backend;
   if (dev && arch_.empty()) arch_ = dev->arch;
+  if (dev && !device_) device_ = dev;
   return dev;
 }
 
@@ -207,8 +209,23 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
   return in_worker;
 }
 
+// Compiles of the run's cases, made by processes of their own in the order the units start, on
+// the cores the workers leave (compile_ahead.h). NVRTC only: the host compiler and the HIP
+// runtime's hipRTC are not shown to compile outside a worker as inside one.
+std::unique_ptr<CompileAhead> Runner::compile_ahead(const std::vector<CaseTask>& tasks, const std::vector<std::vector<size_t>>& units) const {
+  if (opt_.compile_ahead <= 0 || opt_.cache_dir.empty() || !device_ || device_->backend != "cuda" || opt_.isolation != Isolation::worker)
+    return nullptr;
+  std::vector<std::pair<const KernelSpec*, const CaseSpec*>> cases;
+  for (const auto& unit : units)
+    for (size_t i : unit) cases.emplace_back(tasks[i].kernel, tasks[i].c);
+  const CompileCache kept(opt_.cache_dir, opt_.project_root);  // a warm run starts no process
+  return std::make_unique<CompileAhead>(CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.timeout_s},
+                                        ahead_compile_jobs(cases, *device_, opt_.seed, opt_.repeat, &kept));
+}
+
 void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result) {
   const auto units = kernel_units(tasks, opt_.devices.size() * static_cast<size_t>(opt_.jobs));
+  std::unique_ptr<CompileAhead> ahead = compile_ahead(tasks, units);
   UnitQueue queue(units.size(), [&](size_t u) {
     return !opt_.references || interrupt_signal() ||
            std::all_of(units[u].begin(), units[u].end(), [&](size_t i) { return opt_.references->ready(tasks[i].kernel->reference); });
@@ -245,6 +262,11 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
   const size_t wanted = opt_.devices.size() * static_cast<size_t>(opt_.jobs);
   for (size_t t = 0; t < std::min(wanted, units.size()); ++t) threads.emplace_back(pool_thread, opt_.devices[t % opt_.devices.size()]);
   for (auto& t : threads) t.join();
+  if (ahead) {
+    ahead->stop();  // its processes are children too: gone before the sweep below
+    compiled_ahead_ = ahead->tally();
+    ahead.reset();
+  }
   // A kernel may have started a process that escaped its worker (fork + setsid): it ends with the
   // run, or with the last of the runs going on side by side (their workers are not orphans).
   if (const int left = end_orphans_when_no_worker(); left > 0)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "compile_ahead.h"
 #include "manifest.h"
 #include "result.h"
 #include "reference_libraries.h"
@@ -46,6 +47,8 @@ struct RunOptions {
   int time_launches = 0;         // --time: launches timed after each passing case
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
   bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)
+  int compile_ahead = 0;         // processes compiling the run's kernels ahead of its workers (compile_ahead.h); 0: none
+  std::string project_root;      // the workers' --project-root, for those processes' cache keys
   // Reference name -> its library, or why it has none, built beside the run (null: none).
   std::shared_ptr<ReferenceLibraries> references;
 };
@@ -86,14 +89,19 @@ class Runner {
   void run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result);
 
   const RunOptions& options() const { return opt_; }
+  // What the last run_all's compiles ahead of its workers did (compile_ahead.h); none when it made none.
+  const std::optional<CompileAhead::Tally>& compiled_ahead() const { return compiled_ahead_; }
 
  private:
   WorkerLaunch launch(int device) const;
+  std::unique_ptr<CompileAhead> compile_ahead(const std::vector<CaseTask>& tasks, const std::vector<std::vector<size_t>>& units) const;
   CaseResult run_task(WorkerSession& session, int device, const CaseTask& t, Isolation isolation);
   CaseResult check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,
                          const CaseJob& job, double timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
+  std::optional<DeviceInfo> device_;
+  std::optional<CompileAhead::Tally> compiled_ahead_;  // the first device probed: compiles made ahead are for it
   std::unique_ptr<PrestartedWorkers> prestarted_;  // start_workers'; declared last, so closed first
 };
 

@@ -10,6 +10,7 @@ using nlohmann::json;
 
 void to_json(json& j, const CompileJob& c) {
   j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}, {"header_dirs", c.header_dirs}};
+  if (c.run_device) j["run_device"] = *c.run_device;
 }
 
 void from_json(const json& j, CompileJob& c) {
@@ -18,6 +19,7 @@ void from_json(const json& j, CompileJob& c) {
   read_field(j, "options", c.options);
   read_field(j, "entries", c.entries);
   read_field(j, "header_dirs", c.header_dirs);
+  if (const auto it = j.find("run_device"); it != j.end() && !it->is_null()) read_field(j, "run_device", c.run_device.emplace());
 }
 
 void to_json(json& j, const EntryResources& r) {
@@ -32,7 +34,7 @@ void from_json(const json& j, EntryResources& r) {
 
 void to_json(json& j, const CompileAnswer& a) {
   j = {{"id", a.id},   {"ok", a.ok}, {"log", a.log},         {"summaries", a.summaries},       {"bytes", a.bytes},
-       {"ms", a.ms},   {"cached", a.cached}, {"symbols", a.symbols},                {"entry_errors", a.entry_errors}, {"resources_by_entry", a.resources_by_entry}};
+       {"ms", a.ms},   {"cached", a.cached}, {"left_to_another", a.left_to_another}, {"symbols", a.symbols},                {"entry_errors", a.entry_errors}, {"resources_by_entry", a.resources_by_entry}};
 }
 
 void from_json(const json& j, CompileAnswer& a) {
@@ -44,6 +46,7 @@ void from_json(const json& j, CompileAnswer& a) {
   read_field(j, "bytes", a.bytes);
   read_field(j, "ms", a.ms);
   read_field(j, "cached", a.cached);
+  read_optional_field(j, "left_to_another", a.left_to_another);
   read_field(j, "symbols", a.symbols);
   read_field(j, "entry_errors", a.entry_errors);
   read_field_with(j, "resources_by_entry", [&](const json& by_entry) {  // each entry's errors at /resources_by_entry/<entry>

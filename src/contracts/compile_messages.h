@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "code_object_resources.h"
 
 namespace hk {
@@ -20,6 +21,9 @@ struct CompileJob {
   std::vector<std::string> options;
   std::vector<std::string> entries;  // every entry the file is compiled with
   std::vector<std::string> header_dirs;  // folders whose headers the file may include: part of the cache key
+  // Set for a compile made ahead of a run's workers on this device (compile_ahead.h): it is kept
+  // under their key, as their backend compiles it, and the answer says only whether it was made.
+  std::optional<DeviceInfo> run_device;
 };
 
 // What the compiled code says of one entry, or why it says nothing.
@@ -38,6 +42,7 @@ struct CompileAnswer {
   uint64_t bytes = 0;   // of the compiled code
   double ms = 0;
   bool cached = false;  // read from the compile cache (compile_cache.h), not compiled now
+  bool left_to_another = false;  // a run_device job another process was compiling: nothing done
   std::map<std::string, std::string> symbols;       // entry -> the symbol the code holds it under
   std::map<std::string, std::string> entry_errors;  // entry -> why the file holds none such
   std::map<std::string, EntryResources> resources_by_entry;  // when ok

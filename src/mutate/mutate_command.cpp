@@ -245,6 +245,7 @@ int mutate_command(Settings& s) {
   if (s.devices.empty()) s.devices = {s.device};
   if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
   RunOptions base = runner_options(s, *sel);
+  base.compile_ahead = 0;  // each mutant is compiled once, by the worker that runs its first case
   std::string why;
   const auto dev = Runner(base).probe(&why);
   if (!dev) {

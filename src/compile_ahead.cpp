@@ -1,0 +1,150 @@
+#include "compile_ahead.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "case_job.h"
+#include "contracts/worker_protocol.h"
+#include "file_util.h"
+#include "subprocess.h"
+
+namespace hk {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Lets a thread notice stop() while its process compiles.
+constexpr auto kPollStep = std::chrono::milliseconds(100);
+
+// The next protocol line before deadline, or nothing (the process is then killed) when it ended,
+// took too long or the run stops.
+bool read_answer(Subprocess& proc, std::string& line, Clock::time_point deadline, const std::atomic<bool>& stopping) {
+  for (;;) {
+    if (stopping) return false;
+    const auto step = std::min(deadline, Clock::now() + kPollStep);
+    const Subprocess::Read rd = proc.read_line(line, step);
+    if (rd == Subprocess::Read::line) return true;
+    if (rd == Subprocess::Read::eof || Clock::now() >= deadline) return false;
+  }
+}
+
+std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt, const DeviceInfo& device, const std::atomic<bool>& stopping) {
+  std::vector<std::string> argv = {opt.exe, "--compile-worker", "--backend", device.backend, "--arch", device.arch, "--protocol-fd", "3",
+                                   "--cache-dir", opt.cache_dir};
+  if (!opt.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt.project_root});
+  auto proc = std::make_unique<Subprocess>(argv, 3);
+  std::string line;
+  if (!read_answer(*proc, line, Clock::now() + std::chrono::seconds(60), stopping)) return nullptr;
+  try {
+    const WorkerHello hello = nlohmann::json::parse(line).get<WorkerHello>();
+    if (!hello.ok || !hello_mismatch(hello, opt.exe).empty() || hello.compiler != device.runtime_version) return nullptr;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  return proc;
+}
+
+}  // namespace
+
+std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& cases, const DeviceInfo& device,
+                                           uint64_t seed, int repeat, const CompileCache* kept) {
+  std::vector<CompileJob> jobs;
+  std::map<std::string, bool> seen;
+  std::map<std::string, std::string> sources;  // path -> text, for the keys of what is kept
+  for (const auto& [k, c] : cases) {
+    CaseJob job;
+    try {
+      job = make_case_job(*k, *c, seed, repeat, "");
+    } catch (const std::exception&) {
+      continue;  // its worker reports the plan's error
+    }
+    CaseCompile how = case_compile(job, "");  // the compile worker reads the file
+    if (kept) {
+      auto [text, fresh] = sources.emplace(job.source, "");
+      try {
+        if (fresh) text->second = read_file(job.source, "kernel source");
+      } catch (const std::exception&) {
+        continue;  // its worker says why
+      }
+      how.request.source = text->second;
+      if (kept->kept_for_run(device, how.request, how.header_dirs)) continue;
+    }
+    CompileJob q{"", job.source, std::move(how.request.options), std::move(how.request.entries), std::move(how.header_dirs), device};
+    std::string id = q.source;
+    for (const auto* list : {&q.options, &q.entries})
+      for (const std::string& s : *list) id += "\n" + s;
+    if (!seen.emplace(id, true).second) continue;
+    q.id = std::to_string(jobs.size());
+    jobs.push_back(std::move(q));
+  }
+  return jobs;
+}
+
+int compile_ahead_processes(int workers) {
+  if (const char* v = std::getenv("HKCHECK_COMPILE_AHEAD"); v && *v) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end == '\0' && n >= 0 && n <= 1024) return static_cast<int>(n);
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(0, cores - workers);
+}
+
+CompileAhead::CompileAhead(CompileAheadOptions opt, std::vector<CompileJob> jobs) : opt_(std::move(opt)), jobs_(std::move(jobs)) {
+  const size_t processes = std::min(static_cast<size_t>(std::max(opt_.processes, 0)), jobs_.size());
+  if (processes == 0) return;
+  mark_ = std::make_unique<LiveWorkerMark>();
+  running_ = processes_ = static_cast<int>(processes);
+  for (size_t i = 0; i < processes; ++i) threads_.emplace_back([this] { feed(); });
+}
+
+CompileAhead::~CompileAhead() { stop(); }
+
+void CompileAhead::stop() {
+  stopping_ = true;
+  for (std::thread& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+  mark_.reset();
+}
+
+CompileAhead::Tally CompileAhead::tally() const {
+  return Tally{processes_, static_cast<int>(jobs_.size()), made_, found_, left_, failed_};
+}
+
+void CompileAhead::feed() {
+  struct Ended {
+    std::atomic<int>& running;
+    ~Ended() { --running; }
+  } ended{running_};
+  const DeviceInfo& device = *jobs_.front().run_device;
+  std::unique_ptr<Subprocess> proc;
+  for (size_t i; !stopping_ && (i = next_++) < jobs_.size();) {
+    try {
+      if (!proc && !(proc = start_compile_worker(opt_, device, stopping_))) return;  // no such compiler here: the workers compile
+      std::string line;
+      const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
+      if (!proc->write_line(nlohmann::json(jobs_[i]).dump()) || !read_answer(*proc, line, deadline, stopping_)) {
+        proc->kill();
+        proc.reset();
+        ++failed_;
+        continue;
+      }
+      const CompileAnswer a = nlohmann::json::parse(line).get<CompileAnswer>();
+      if (a.left_to_another) ++left_;
+      else if (!a.ok) ++failed_;
+      else if (a.cached) ++found_;
+      else ++made_;
+    } catch (const std::exception&) {
+      ++failed_;
+      proc.reset();
+    }
+  }
+  if (proc) proc->kill();
+}
+
+}  // namespace hk
