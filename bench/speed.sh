@@ -42,7 +42,8 @@ same() { "$hk" diff "$out/runs/$1" "$out/runs/$2" --fail-on change >"$out/diff_$
 edit_root="$out/edited_project"
 rm -rf "$edit_root" && mkdir -p "$edit_root" && cp -r "$root/manifests" "$root/kernels" "$edit_root/"
 : >"$out/exits.txt"
-cold=$(wall cold --root "$edit_root" --all --devices 0)
+# Cold means NVRTC's own cache too (CUDA 12.9+, on by default where a driver is): off for it.
+cold=$(CUDA_CACHE_DISABLE=1 wall cold --root "$edit_root" --all --devices 0)
 warm=$(wall warm --root "$edit_root" --all --devices 0)
 # The same warm run with every input made on the CPU (HKCHECK_DEVICE_INPUTS=0), as before the
 # GPU made them (src/device_inputs.h).

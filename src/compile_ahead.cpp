@@ -34,7 +34,7 @@ bool read_answer(Subprocess& proc, std::string& line, Clock::time_point deadline
 
 std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt, const DeviceInfo& device, const std::atomic<bool>& stopping) {
   std::vector<std::string> argv = {opt.exe, "--compile-worker", "--backend", device.backend, "--arch", device.arch, "--protocol-fd", "3",
-                                   "--cache-dir", opt.cache_dir};
+                                   "--cache-dir", opt.cache_dir, "--yield-cpu"};
   if (!opt.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt.project_root});
   auto proc = std::make_unique<Subprocess>(argv, 3);
   std::string line;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "code_object_resources.h"
 #include "compile_cache.h"
@@ -20,6 +21,9 @@
 namespace hk {
 
 namespace {
+
+// Nice enough that a busy core goes to the run's other processes about nine times in ten.
+constexpr int kYieldingNiceness = 10;
 
 // What the compiled code says of the kernel (code_object_resources.h), or why it says nothing.
 EntryResources read_resources(const std::string& backend, const CompileOutput& c, const std::string& symbol) {
@@ -70,6 +74,7 @@ CompileAnswer compile_for_run(const CompileJob& job, const CompileWorkerOptions&
 
 int run_compile_worker(const CompileWorkerOptions& opt) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
+  if (opt.yield_cpu) setpriority(PRIO_PROCESS, 0, kYieldingNiceness);  // best effort: an error leaves it as it is
   ProtocolChannel chan(opt.protocol_fd);
   if (!chan.ok()) {
     std::cerr << "hkcheck compile worker: protocol descriptor " << opt.protocol_fd << " is not open\n";

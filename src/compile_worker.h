@@ -20,6 +20,9 @@ struct CompileWorkerOptions {
   std::string cache_dir;  // where compiles are kept between runs (compile_cache.h); "" for none
   std::string project_root;  // compile cache keys name paths relative to it
   HostOptions host;
+  // Compiling ahead of a run (compile_ahead.h): its reference libraries and its workers, whose
+  // cases wait for them now, go first; these compiles take the cores they leave.
+  bool yield_cpu = false;
 };
 
 int run_compile_worker(const CompileWorkerOptions& opt);

@@ -18,7 +18,8 @@ int legacy_diff(Settings& s) { return diff_command(DiffOptions{s.diff_files[0], 
 int worker(Settings& s) { return run_worker(WorkerOptions{s.backend, s.device, s.protocol_fd, s.cache_dir, s.project_root, s.host, s.cpu_threads, s.resume_stopped_parent}); }
 int compile_worker(Settings& s) {
   return run_compile_worker(
-      CompileWorkerOptions{s.backend, s.archs.empty() ? "" : s.archs.front(), s.hiprtc_root.empty() ? "system" : s.hiprtc_root, s.protocol_fd, s.cache_dir, s.project_root, s.host});
+      CompileWorkerOptions{s.backend, s.archs.empty() ? "" : s.archs.front(), s.hiprtc_root.empty() ? "system" : s.hiprtc_root, s.protocol_fd, s.cache_dir, s.project_root, s.host,
+                           s.yield_cpu});
 }
 
 // Modes with a command line of their own: the first word selects them (argv[0] is the word).

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "compile_lock.h"
 #include "compiler.h"
 #include "sim_backend.h"
+#include "subprocess.h"
 #include "test_util.h"
 
 namespace hk {
@@ -110,6 +112,28 @@ TEST(CompileAheadProcesses, TheCoresTheWorkersLeaveUnlessTheEnvironmentSays) {
   setenv("HKCHECK_COMPILE_AHEAD", "three", 1);
   EXPECT_EQ(compile_ahead_processes(1), cores - 1) << "a value that is not a count is ignored";
   unsetenv("HKCHECK_COMPILE_AHEAD");
+}
+
+// A process's nice value, from /proc/<pid>/stat (the 19th field).
+int niceness_of(pid_t pid) {
+  const std::string stat = test::slurp("/proc/" + std::to_string(pid) + "/stat");
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 19 && rest >> field; ++i) {
+  }
+  return std::stoi(field);
+}
+
+TEST(CompileWorker, ACompileWorkerAheadOfARunYieldsTheCpu) {
+  const int own = niceness_of(getpid());
+  for (const bool yield : {false, true}) {
+    std::vector<std::string> argv = {HKCHECK_PATH, "--compile-worker", "--backend", "cuda", "--arch", "sm_90", "--protocol-fd", "3", "--no-cache"};
+    if (yield) argv.push_back("--yield-cpu");
+    Subprocess worker(argv, 3);
+    std::string hello;
+    ASSERT_EQ(worker.read_line(hello, std::chrono::steady_clock::now() + 60s), Subprocess::Read::line) << worker.output_tail(2000);
+    EXPECT_EQ(niceness_of(worker.pid()), yield ? std::min(own + 10, 19) : own);
+  }
 }
 
 // A worker's backend on an sm_90 device as NVRTC names itself, except that it cannot compile:

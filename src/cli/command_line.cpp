@@ -207,6 +207,7 @@ void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, 
   app.add_option("--protocol-fd", s.protocol_fd, "Internal: the worker's protocol descriptor")->group("");
   app.add_option("--worker-exe", s.worker_exe, "Internal: the program started as the worker (tests)")->group("");
   app.add_option("--project-root", s.project_root, "Internal: the folder compile cache keys name paths relative to")->group("");
+  app.add_flag("--yield-cpu", s.yield_cpu, "Internal: a compile worker gives the CPU to every other process of the run first")->group("");
   app.add_flag("--resume-stopped-parent", s.resume_stopped_parent, "Internal: a worker resumes its stopped parent")->group("");
   app.add_option("--cpu-threads", s.cpu_threads, "Internal: threads a worker spreads a case's big loops over")->group("")->check(CLI::Range(1, 1024));
 }
