@@ -94,27 +94,35 @@ int compile_ahead_processes(int workers) {
   return std::max(0, cores - workers);
 }
 
-CompileAhead::CompileAhead(CompileAheadOptions opt, std::vector<CompileJob> jobs) : opt_(std::move(opt)), jobs_(std::move(jobs)) {
-  const size_t processes = std::min(static_cast<size_t>(std::max(opt_.processes, 0)), jobs_.size());
-  if (processes == 0) return;
+CompileAhead::CompileAhead(CompileAheadOptions opt, std::vector<CompileJob> jobs)
+    : CompileAhead(std::move(opt), [jobs = std::move(jobs)] { return jobs; }) {}
+
+CompileAhead::CompileAhead(CompileAheadOptions opt, std::function<std::vector<CompileJob>()> make_jobs) : opt_(std::move(opt)) {
+  if (opt_.processes <= 0) return;
   mark_ = std::make_unique<LiveWorkerMark>();
-  running_ = processes_ = static_cast<int>(processes);
-  for (size_t i = 0; i < processes; ++i) threads_.emplace_back([this] { feed(); });
+  running_ = 1;
+  planner_ = std::thread([this, make = std::move(make_jobs)] {
+    jobs_ = make();
+    const int processes = static_cast<int>(std::min(static_cast<size_t>(opt_.processes), jobs_.size()));
+    jobs_count_ = static_cast<int>(jobs_.size());
+    processes_ = processes;
+    running_ += processes;
+    std::vector<std::thread> feeders;
+    for (int i = 0; i < processes; ++i) feeders.emplace_back([this] { feed(); });
+    for (std::thread& t : feeders) t.join();
+    --running_;
+  });
 }
 
 CompileAhead::~CompileAhead() { stop(); }
 
 void CompileAhead::stop() {
   stopping_ = true;
-  for (std::thread& t : threads_)
-    if (t.joinable()) t.join();
-  threads_.clear();
+  if (planner_.joinable()) planner_.join();
   mark_.reset();
 }
 
-CompileAhead::Tally CompileAhead::tally() const {
-  return Tally{processes_, static_cast<int>(jobs_.size()), made_, found_, left_, failed_};
-}
+CompileAhead::Tally CompileAhead::tally() const { return Tally{processes_, jobs_count_, made_, found_, left_, failed_}; }
 
 void CompileAhead::feed() {
   struct Ended {

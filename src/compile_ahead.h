@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -46,6 +47,9 @@ class CompileAhead {
  public:
   // Starts the processes on the jobs (nothing when processes or the jobs are none).
   CompileAhead(CompileAheadOptions opt, std::vector<CompileJob> jobs);
+  // The same with the jobs made by make_jobs on a thread of its own: what the run's workers do
+  // meanwhile is not held up by it (a warm --all plans its 1910 cases' compiles to find none).
+  CompileAhead(CompileAheadOptions opt, std::function<std::vector<CompileJob>()> make_jobs);
   ~CompileAhead();  // stop()
   CompileAhead(const CompileAhead&) = delete;
   CompileAhead& operator=(const CompileAhead&) = delete;
@@ -63,15 +67,15 @@ class CompileAhead {
   Tally tally() const;
 
  private:
-  void feed();  // one process's thread
+  void feed();  // one process's thread, started by the planner
   CompileAheadOptions opt_;
-  std::vector<CompileJob> jobs_;
+  std::vector<CompileJob> jobs_;  // written by the planner before the feeders start
   std::atomic<size_t> next_{0};
   std::atomic<bool> stopping_{false};
-  int processes_ = 0;
+  std::atomic<int> processes_{0}, jobs_count_{0};
   std::atomic<int> made_{0}, found_{0}, left_{0}, failed_{0}, running_{0};
   std::unique_ptr<LiveWorkerMark> mark_;  // another runner's orphan sweep spares these processes
-  std::vector<std::thread> threads_;
+  std::thread planner_;  // makes the jobs, then starts the feeders and waits for them
 };
 
 }  // namespace hk

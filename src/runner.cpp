@@ -218,9 +218,12 @@ std::unique_ptr<CompileAhead> Runner::compile_ahead(const std::vector<CaseTask>&
   std::vector<std::pair<const KernelSpec*, const CaseSpec*>> cases;
   for (const auto& unit : units)
     for (size_t i : unit) cases.emplace_back(tasks[i].kernel, tasks[i].c);
-  const CompileCache kept(opt_.cache_dir, opt_.project_root);  // a warm run starts no process
-  return std::make_unique<CompileAhead>(CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.timeout_s},
-                                        ahead_compile_jobs(cases, *device_, opt_.seed, opt_.repeat, &kept));
+  return std::make_unique<CompileAhead>(
+      CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.timeout_s},
+      [cases = std::move(cases), device = *device_, dir = opt_.cache_dir, root = opt_.project_root, seed = opt_.seed, repeat = opt_.repeat] {
+        const CompileCache kept(dir, root);  // a warm run starts no process
+        return ahead_compile_jobs(cases, device, seed, repeat, &kept);
+      });
 }
 
 void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_result) {

@@ -207,6 +207,24 @@ TEST_F(AheadOfAWorker, TheWorkerFindsTheKernelCompiledUnderItsOwnKey) {
   EXPECT_EQ(ahead_compile_jobs({{&k, &k.cases.at(0)}}, be.device(), 0, 1).size(), 1u);
 }
 
+TEST_F(AheadOfAWorker, StoppingEndsTheCompilesInProgressAtOnce) {
+  CompilesNothing be(nvrtc);
+  const KernelSpec k = kernel();
+  std::vector<CompileJob> jobs = ahead_compile_jobs({{&k, &k.cases.at(0)}}, be.device(), 0, 1);
+  ASSERT_EQ(jobs.size(), 1u);
+  for (int i = 1; i < 40; ++i) {  // forty configurations of one file
+    jobs.push_back(jobs.front());
+    jobs.back().options.push_back("-DVARIANT=" + std::to_string(i));
+  }
+  CompileAhead ahead({HKCHECK_PATH, cache.path(), "", 2, 60}, jobs);
+  std::this_thread::sleep_for(300ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  ahead.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s) << "a stop waits for the compiles in progress";
+  EXPECT_TRUE(ahead.finished());
+  EXPECT_LT(ahead.tally().made, 40);
+}
+
 TEST_F(AheadOfAWorker, ACompilerOtherThanTheRunsCompilesNothing) {
   CompilesNothing be("NVRTC 0.1");  // the run's device names another NVRTC
   const KernelSpec k = kernel();
