@@ -116,8 +116,9 @@ bool CompileCache::kept_for_run(const DeviceInfo& device, const CompileRequest& 
   return !dir_.empty() && std::filesystem::exists(dir_ + "/" + key_of(run_compile_key_head(device), q, header_dirs) + ".bin", ec);
 }
 
-std::optional<CompileOutput> CompileCache::read_kept(const std::string& file, const std::string& key) {
+std::optional<CompileOutput> CompileCache::read_kept(const std::string& file, const std::string& key, bool* there) {
   std::ifstream in(file, std::ios::binary);
+  *there = static_cast<bool>(in);
   if (!in) return std::nullopt;
   std::stringstream ss;
   ss << in.rdbuf();
@@ -136,8 +137,9 @@ std::optional<CompileOutput> CompileCache::get_keyed(const std::string& key_head
   *cached = true;
   if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
   const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
+  bool there = false;  // a damaged entry, noted once: no other process made it while this one waited
   if (!file.empty())
-    if (auto out = read_kept(file, key)) return memory_[key] = std::move(*out);
+    if (auto out = read_kept(file, key, &there)) return memory_[key] = std::move(*out);
   // Another process compiling the same key: wait for its entry, or leave the key to it.
   std::optional<CompileLock> lock;
   if (!file.empty()) {
@@ -145,8 +147,8 @@ std::optional<CompileOutput> CompileCache::get_keyed(const std::string& key_head
     std::filesystem::create_directories(dir_, ec);
     lock.emplace(dir_ + "/" + key + ".lock", wait_for_others);
     if (lock->busy()) return std::nullopt;
-    if (lock->held() && std::filesystem::exists(file, ec))
-      if (auto out = read_kept(file, key)) return memory_[key] = std::move(*out);
+    if (lock->held() && !there)
+      if (auto out = read_kept(file, key, &there)) return memory_[key] = std::move(*out);
   }
   *cached = false;
   CompileOutput out = compile_kernel_file(compile, q, backend);

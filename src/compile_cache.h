@@ -54,7 +54,8 @@ class CompileCache {
                                          const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
                                          std::string* key_out, bool wait_for_others);
   std::string key_of(const std::string& key_head, const CompileRequest& q, const std::vector<std::string>& header_dirs) const;
-  std::optional<CompileOutput> read_kept(const std::string& file, const std::string& key);
+  // The entry kept in file, if sound (a damaged one is noted); *there: whether the file was there.
+  std::optional<CompileOutput> read_kept(const std::string& file, const std::string& key, bool* there);
 
   std::string dir_;
   RootRelative root_;
