@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -53,7 +54,7 @@ std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt,
 std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& cases, const DeviceInfo& device,
                                            uint64_t seed, int repeat, const CompileCache* kept) {
   std::vector<CompileJob> jobs;
-  std::map<std::string, bool> seen;
+  std::set<std::string> seen;  // source, options and entries of each job
   std::map<std::string, std::string> sources;  // path -> text, for the keys of what is kept
   for (const auto& [k, c] : cases) {
     CaseJob job;
@@ -77,7 +78,7 @@ std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const Ker
     std::string id = q.source;
     for (const auto* list : {&q.options, &q.entries})
       for (const std::string& s : *list) id += "\n" + s;
-    if (!seen.emplace(id, true).second) continue;
+    if (!seen.insert(id).second) continue;
     q.id = std::to_string(jobs.size());
     jobs.push_back(std::move(q));
   }
