@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Where a run's time goes on a GPU machine, side by side, measured in this one invocation:
-#   cold --all (empty caches), warm --all (the same caches), one kernel rerun after an edit to its
-#   kernel (its references read back), --devices 0 against every GPU (warm, and warm with every
-#   passing kernel timed over 50 launches: a load the GPU sets the pace of), the host backend's
-#   small tier on this machine's cores, and the floor (the sum of kernel times plus one context
-#   per GPU). Prints every wall time and the ratios; keeps each run's results under OUT.
+#   cold --all (empty caches; and again with no compiles ahead of the workers), warm --all (the
+#   same caches), one kernel rerun after an edit to its kernel (its references read back),
+#   --devices 0 against every GPU (warm, and warm with every passing kernel timed over 50
+#   launches: a load the GPU sets the pace of), the host backend's small tier on this machine's
+#   cores, and the floor (the sum of kernel times plus one context per GPU). Prints every wall
+#   time and the ratios; keeps each run's results under OUT.
 #   bench/speed.sh OUT [HKCHECK]        (default build-gpu/hkcheck)
 # Needs python3 (standard library) and, for the multi-GPU row, more than one visible GPU.
 set -uo pipefail
@@ -13,7 +14,7 @@ out="$(realpath -m "$1")"
 hk="$(realpath "${2:-$root/build-gpu/hkcheck}")"
 mkdir -p "$out"
 cache="$out/cache"
-rm -rf "$cache" "$out"/runs
+rm -rf "$cache" "$out/cache_no_ahead" "$out"/runs
 mkdir -p "$out/runs"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 
@@ -44,6 +45,9 @@ rm -rf "$edit_root" && mkdir -p "$edit_root" && cp -r "$root/manifests" "$root/k
 : >"$out/exits.txt"
 # Cold means NVRTC's own cache too (CUDA 12.9+, on by default where a driver is): off for it.
 cold=$(CUDA_CACHE_DISABLE=1 wall cold --root "$edit_root" --all --devices 0)
+# The same cold run with every worker compiling its own kernels, none ahead of them
+# (src/compile_ahead.h), on caches of its own.
+cold_no_ahead=$(CUDA_CACHE_DISABLE=1 HKCHECK_COMPILE_AHEAD=0 cache="$out/cache_no_ahead" wall cold_no_ahead --root "$edit_root" --all --devices 0)
 warm=$(wall warm --root "$edit_root" --all --devices 0)
 # The same warm run with every input made on the CPU (HKCHECK_DEVICE_INPUTS=0), as before the
 # GPU made them (src/device_inputs.h).
@@ -99,6 +103,7 @@ floor=$(python3 -c "print(f'{$kernel_s + $starts:.2f}')")
 {
   echo "# hkcheck speed on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x$gpus, $(nproc) cores, ${HKCHECK_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   printf 'cold --all (empty caches)     %8.2f s   (Σ reference %s s, Σ inputs %s s, Σ compile %s s)\n' "$cold" "$(sum_of cold reference)" "$(sum_of cold inputs)" "$(sum_of cold compile)"
+  printf 'cold, no compiles ahead       %8.2f s   (Σ compile %s s; compiles ahead %sx faster; %s)\n' "$cold_no_ahead" "$(sum_of cold_no_ahead compile)" "$(ratio "$cold_no_ahead" "$cold")" "$(same cold cold_no_ahead)"
   printf 'warm --all                    %8.2f s   (Σ reference %s s, %s references read back; %s)\n' "$warm" "$(sum_of warm reference)" "$(cached_refs warm)" "$(same cold warm)"
   printf 'warm, inputs made on the CPU  %8.2f s   (Σ inputs %s s against %s s made on the GPU: %sx the wall; %s)\n' "$warm_cpu" "$(sum_of warm_cpu_inputs inputs)" "$(sum_of warm inputs)" "$(ratio "$warm_cpu" "$warm")" "$(same warm warm_cpu_inputs)"
   printf '%s' "$rerun_rows"
