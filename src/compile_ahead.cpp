@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <thread>
 
 #include "case_job.h"
@@ -52,52 +51,36 @@ std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt,
 
 }  // namespace
 
-namespace {
-
-// What a worker would compile for case c on device (case_compile), without the source's text,
-// or nothing when the case cannot be planned (its worker reports why).
-std::optional<CompileJob> compile_job_of(const KernelSpec& k, const CaseSpec& c, const DeviceInfo& device, uint64_t seed, int repeat) {
-  try {
-    const CaseJob job = make_case_job(k, c, seed, repeat, "");
-    CaseCompile how = case_compile(job, "");
-    return CompileJob{"", job.source, std::move(how.request.options), std::move(how.request.entries), std::move(how.header_dirs), device};
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// One compile's identity within a run: its file, options and entries.
-std::string identity(const CompileJob& q) {
-  std::string id = q.source;
-  for (const auto* list : {&q.options, &q.entries})
-    for (const std::string& s : *list) id += "\n" + s;
-  return id;
-}
-
-}  // namespace
-
 std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& cases, const DeviceInfo& device,
-                                           uint64_t seed, int repeat, const CompileCache* kept,
-                                           const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& left_to_workers) {
+                                           uint64_t seed, int repeat, const CompileCache* kept) {
   std::vector<CompileJob> jobs;
-  std::set<std::string> seen;  // the identity of each compile asked for, or left to the workers
-  for (const auto& [k, c] : left_to_workers)
-    if (auto q = compile_job_of(*k, *c, device, seed, repeat)) seen.insert(identity(*q));
+  std::set<std::string> seen;  // source, options and entries of each job
   std::map<std::string, std::string> sources;  // path -> text, for the keys of what is kept
   for (const auto& [k, c] : cases) {
-    std::optional<CompileJob> q = compile_job_of(*k, *c, device, seed, repeat);
-    if (!q || !seen.insert(identity(*q)).second) continue;
+    CaseJob job;
+    try {
+      job = make_case_job(*k, *c, seed, repeat, "");
+    } catch (const std::exception&) {
+      continue;  // its worker reports the plan's error
+    }
+    CaseCompile how = case_compile(job, "");  // the compile worker reads the file
     if (kept) {
-      auto [text, fresh] = sources.emplace(q->source, "");
+      auto [text, fresh] = sources.emplace(job.source, "");
       try {
-        if (fresh) text->second = read_file(q->source, "kernel source");
+        if (fresh) text->second = read_file(job.source, "kernel source");
       } catch (const std::exception&) {
         continue;  // its worker says why
       }
-      if (kept->kept_for_run(device, CompileRequest{text->second, q->source, q->options, q->entries}, q->header_dirs)) continue;
+      how.request.source = text->second;
+      if (kept->kept_for_run(device, how.request, how.header_dirs)) continue;
     }
-    q->id = std::to_string(jobs.size());
-    jobs.push_back(std::move(*q));
+    CompileJob q{"", job.source, std::move(how.request.options), std::move(how.request.entries), std::move(how.header_dirs), device};
+    std::string id = q.source;
+    for (const auto* list : {&q.options, &q.entries})
+      for (const std::string& s : *list) id += "\n" + s;
+    if (!seen.insert(id).second) continue;
+    q.id = std::to_string(jobs.size());
+    jobs.push_back(std::move(q));
   }
   return jobs;
 }

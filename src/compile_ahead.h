@@ -27,11 +27,9 @@ namespace hk {
 
 // The distinct compiles of cases on device, in the cases' order: each kernel file once per
 // configuration, as a worker would request it (case_compile). Cases whose plan fails or whose file
-// cannot be read are left out, and so are compiles kept already (when kept is given) and those of
-// the cases left_to_workers.
+// cannot be read are left out, and so are compiles kept already (when kept is given).
 std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& cases, const DeviceInfo& device,
-                                           uint64_t seed, int repeat, const CompileCache* kept = nullptr,
-                                           const std::vector<std::pair<const KernelSpec*, const CaseSpec*>>& left_to_workers = {});
+                                           uint64_t seed, int repeat, const CompileCache* kept = nullptr);
 
 // HKCHECK_COMPILE_AHEAD when set to a whole number (0 turns compiling ahead off; for benches),
 // else the cores the run's workers leave: cores - workers, at least 0.

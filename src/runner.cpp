@@ -215,19 +215,14 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
 std::unique_ptr<CompileAhead> Runner::compile_ahead(const std::vector<CaseTask>& tasks, const std::vector<std::vector<size_t>>& units) const {
   if (opt_.compile_ahead <= 0 || opt_.cache_dir.empty() || !device_ || device_->backend != "cuda" || opt_.isolation != Isolation::worker)
     return nullptr;
-  // The first case of each worker's first unit is compiled by that worker, which starts on it at
-  // once with its compiler loaded: a process ahead would first have to start and load its own
-  // (an edited kernel's rerun took 2.0 s instead of 0.75 s waiting for one).
-  const size_t workers = std::min(opt_.devices.size() * static_cast<size_t>(opt_.jobs), units.size());
-  std::vector<std::pair<const KernelSpec*, const CaseSpec*>> cases, left_to_workers;
-  for (size_t u = 0; u < units.size(); ++u)
-    for (size_t i : units[u]) (u < workers && i == units[u].front() ? left_to_workers : cases).emplace_back(tasks[i].kernel, tasks[i].c);
+  std::vector<std::pair<const KernelSpec*, const CaseSpec*>> cases;
+  for (const auto& unit : units)
+    for (size_t i : unit) cases.emplace_back(tasks[i].kernel, tasks[i].c);
   return std::make_unique<CompileAhead>(
       CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.timeout_s},
-      [cases = std::move(cases), left = std::move(left_to_workers), device = *device_, dir = opt_.cache_dir, root = opt_.project_root,
-       seed = opt_.seed, repeat = opt_.repeat] {
+      [cases = std::move(cases), device = *device_, dir = opt_.cache_dir, root = opt_.project_root, seed = opt_.seed, repeat = opt_.repeat] {
         const CompileCache kept(dir, root);  // a warm run starts no process
-        return ahead_compile_jobs(cases, device, seed, repeat, &kept, left);
+        return ahead_compile_jobs(cases, device, seed, repeat, &kept);
       });
 }
 

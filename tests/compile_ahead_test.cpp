@@ -205,8 +205,6 @@ TEST_F(AheadOfAWorker, TheWorkerFindsTheKernelCompiledUnderItsOwnKey) {
   const CompileCache kept(cache.path());
   EXPECT_TRUE(ahead_compile_jobs({{&k, &k.cases.at(0)}}, be.device(), 0, 1, &kept).empty()) << "what is kept is not compiled ahead again";
   EXPECT_EQ(ahead_compile_jobs({{&k, &k.cases.at(0)}}, be.device(), 0, 1).size(), 1u);
-  EXPECT_TRUE(ahead_compile_jobs({{&k, &k.cases.at(0)}}, be.device(), 0, 1, nullptr, {{&k, &k.cases.at(0)}}).empty())
-      << "a configuration left to a worker is not compiled ahead, whichever case asks for it";
 }
 
 TEST_F(AheadOfAWorker, StoppingEndsTheCompilesInProgressAtOnce) {
