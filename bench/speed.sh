@@ -68,7 +68,9 @@ EOF
 )
   [ -n "$src" ] || continue
   echo "// edited $(date +%s%N)" >>"$src"
-  t=$(wall "edit_$kernel" --root "$edit_root" --devices 0 "$kernel")
+  # NVRTC's own cache drops comments from its key: off, so that the rerun compiles as after an
+  # edit of the kernel's code, whatever ran before it.
+  t=$(CUDA_CACHE_DISABLE=1 wall "edit_$kernel" --root "$edit_root" --devices 0 "$kernel")
   rerun_rows+=$(printf '  %-22s rerun after an edit %7.2f s  (%s references read back)' "$kernel" "$t" "$(cached_refs "edit_$kernel")")$'\n'
 done
 
