@@ -39,7 +39,6 @@ std::vector<std::string> kernel_compile_options(const std::vector<std::string>& 
                                                 const std::vector<std::string>& include_dirs,
                                                 const std::vector<std::string>& manifest_options);
 
-// Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 // What a case's kernel file is compiled with (source_text: the file's contents), and the folders
 // whose headers are part of the compile's cache key. One definition for the worker that runs the
 // case and the compiles made ahead of it (compile_ahead.h), so that both reach the same key.
@@ -49,6 +48,7 @@ struct CaseCompile {
 };
 CaseCompile case_compile(const CaseJob& job, std::string source_text);
 
+// Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);
 
 // The ERROR result of a case that cannot be planned, naming the manifest and the field, and that

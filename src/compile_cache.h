@@ -39,12 +39,12 @@ class CompileCache {
   // as their backend does. Nothing, and no compile, when another process is compiling that key now.
   std::optional<CompileOutput> get_ahead(const DeviceInfo& device, const CompileFn& compile, const CompileRequest& request,
                                          const std::vector<std::string>& header_dirs, bool* cached);
-  // The entry of a program loaded once per process: a worker that runs many cases loads each
-  // program once, so its __device__ variables live on from case to case as they would in an
-  // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
   // Whether a run's workers on device would find this compile kept (an entry is there; whether it
   // is sound is checked when it is read).
   bool kept_for_run(const DeviceInfo& device, const CompileRequest& request, const std::vector<std::string>& header_dirs) const;
+  // The entry of a program loaded once per process: a worker that runs many cases loads each
+  // program once, so its __device__ variables live on from case to case as they would in an
+  // application (a kernel that relies on them starting at zero fails after its first case: LEAK).
   Backend::Kernel load(Backend& be, const std::string& key, const std::string& binary, const std::string& entry);
 
  private:

@@ -100,8 +100,8 @@ class Runner {
                          const CaseJob& job, double timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
-  std::optional<DeviceInfo> device_;
-  std::optional<CompileAhead::Tally> compiled_ahead_;  // the first device probed: compiles made ahead are for it
+  std::optional<DeviceInfo> device_;  // the first device probed: compiles made ahead are for it
+  std::optional<CompileAhead::Tally> compiled_ahead_;
   std::unique_ptr<PrestartedWorkers> prestarted_;  // start_workers'; declared last, so closed first
 };
 

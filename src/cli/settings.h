@@ -84,8 +84,8 @@ struct Settings {
   // Internal: the worker modes and tests.
   int protocol_fd = kWorkerProtocolFd;
   int cpu_threads = 1;
-  bool resume_stopped_parent = false;
-  bool yield_cpu = false;  // a compile worker compiling ahead of a run lowers its priority (compile_ahead.h)  // a worker sends a stopped parent SIGCONT (parent_watch.h)
+  bool resume_stopped_parent = false;  // a worker sends a stopped parent SIGCONT (parent_watch.h)
+  bool yield_cpu = false;  // a compile worker compiling ahead of a run lowers its priority (compile_ahead.h)
   std::string worker_exe;
   std::string self_exe;  // this program, to start again as a worker
 
