@@ -64,6 +64,11 @@ std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const Ker
       continue;  // its worker reports the plan's error
     }
     CaseCompile how = case_compile(job, "");  // the compile worker reads the file
+    // A configuration already asked for is not looked up again: an --all asks for 215 among 1910 cases.
+    std::string id = job.source;
+    for (const auto* list : {&how.request.options, &how.request.entries})
+      for (const std::string& s : *list) id += "\n" + s;
+    if (!seen.insert(id).second) continue;
     if (kept) {
       auto [text, fresh] = sources.emplace(job.source, "");
       try {
@@ -75,10 +80,6 @@ std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const Ker
       if (kept->kept_for_run(device, how.request, how.header_dirs)) continue;
     }
     CompileJob q{"", job.source, std::move(how.request.options), std::move(how.request.entries), std::move(how.header_dirs), device};
-    std::string id = q.source;
-    for (const auto* list : {&q.options, &q.entries})
-      for (const std::string& s : *list) id += "\n" + s;
-    if (!seen.insert(id).second) continue;
     q.id = std::to_string(jobs.size());
     jobs.push_back(std::move(q));
   }

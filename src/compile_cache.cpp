@@ -138,11 +138,10 @@ std::optional<CompileOutput> CompileCache::get_keyed(const std::string& key_head
   if (const auto it = memory_.find(key); it != memory_.end()) return it->second;
   const std::string file = dir_.empty() ? "" : dir_ + "/" + key + ".bin";
   bool there = false;  // a damaged entry, noted once: no other process made it while this one waited
-  if (!file.empty())
-    if (auto out = read_kept(file, key, &there)) return memory_[key] = std::move(*out);
-  // Another process compiling the same key: wait for its entry, or leave the key to it.
   std::optional<CompileLock> lock;
   if (!file.empty()) {
+    if (auto out = read_kept(file, key, &there)) return memory_[key] = std::move(*out);
+    // Another process compiling the same key: wait for its entry, or leave the key to it.
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     lock.emplace(dir_ + "/" + key + ".lock", wait_for_others);
