@@ -47,11 +47,11 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
                 std::to_string(worker_cpu_threads())},
                s.repeat};
   if (s.host.races) o.worker_args.push_back("--races");
-  o.worker_args.insert(o.worker_args.end(), {"--project-root", absolute_project_folder(sel)});
+  o.project_root = absolute_project_folder(sel);
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
   o.references = ReferenceLibraries::start(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
-                                   absolute_project_folder(sel)});
+                                   o.project_root});
   o.jobs = s.jobs;
   o.reference_cache = !s.no_ref_cache;
   o.max_fail = s.exit_first ? 1 : s.max_fail;
@@ -59,7 +59,6 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.devices = s.devices;
   o.memory_limit = resolve_memory_limit(s.memory_limit, s.jobs * static_cast<int>(s.devices.size()));
   o.compile_ahead = compile_ahead_processes(s.jobs * static_cast<int>(s.devices.size()));
-  o.project_root = absolute_project_folder(sel);
   // Nobody stops a run without a terminal on purpose: its host workers resume it (parent_watch.h).
   if (!has_terminal()) o.worker_args.push_back("--resume-stopped-parent");
   return o;

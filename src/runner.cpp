@@ -121,6 +121,7 @@ WorkerLaunch Runner::launch(int device) const {
   } else {
     argv.push_back("--no-cache");
   }
+  if (!opt_.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt_.project_root});
   argv.insert(argv.end(), opt_.worker_args.begin(), opt_.worker_args.end());
   return WorkerLaunch{argv, opt_.start_timeout_s, env, opt_.memory_limit};
 }

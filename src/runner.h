@@ -48,7 +48,7 @@ struct RunOptions {
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
   bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)
   int compile_ahead = 0;         // processes compiling the run's kernels ahead of its workers (compile_ahead.h); 0: none
-  std::string project_root;      // the workers' --project-root, for those processes' cache keys
+  std::string project_root;      // compile cache keys name paths relative to it, in the workers and the compiles ahead ("": absolute)
   // Reference name -> its library, or why it has none, built beside the run (null: none).
   std::shared_ptr<ReferenceLibraries> references;
 };
