@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <cstdio>
