@@ -8,6 +8,8 @@
 #   bench/gpu_run.sh OUTDIR bench            # bench/overhead.py: strict vs default, floor, torch
 #   bench/gpu_run.sh OUTDIR speed            # bench/speed.sh: cold, warm, edited-kernel reruns, 1 vs every GPU, host tier
 #   bench/gpu_run.sh OUTDIR verify           # the known-bad corpus (racecheck) and the unit tests, no --all
+#   bench/gpu_run.sh OUTDIR cpu              # where a cold run's CPU-seconds go, and each part alone
+#   HKCHECK_OLD_REFERENCES=DIR bench/gpu_run.sh OUTDIR refs_ab   # cold --all with these references and older ones
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +119,38 @@ for stage in "$@"; do
       ;;
     speed)
       bench/speed.sh "$out/speed" build-gpu/hkcheck
+      ;;
+    cpu)
+      # Where a cold run's CPU-seconds go, by kind of process (bench/cpu_by_process.py), then a
+      # warm run, a warm run that computes every reference again, and every configuration's
+      # NVRTC compile alone (--compile-only): the parts of the cold run, each measured by itself.
+      rm -rf "$out/cpu" "$cache-cpu" "$cache-cpu-co"; mkdir -p "$out/cpu"
+      sample() { local name=$1; shift; python3 bench/cpu_by_process.py --out "$out/cpu/$name.txt" -- "$@" >"$out/cpu/$name.log" 2>&1; echo "== $name"; cat "$out/cpu/$name.txt"; }
+      run_all=(build-gpu/hkcheck --all --no-repro --cache-dir "$cache-cpu")
+      CUDA_CACHE_DISABLE=1 sample cold "${run_all[@]}" --out "$out/cpu/cold"
+      sample warm "${run_all[@]}" --out "$out/cpu/warm"
+      sample warm_no_ref_cache "${run_all[@]}" --out "$out/cpu/warm_no_ref_cache" --no-ref-cache
+      CUDA_CACHE_DISABLE=1 sample compile_only build-gpu/hkcheck --compile-only --all --arch sm_90 --cache-dir "$cache-cpu-co" --out "$out/cpu/compile_only"
+      for run in cold warm warm_no_ref_cache; do python3 bench/where_time_goes.py "$out/cpu/$run/test_results.json" 8 >"$out/cpu/where_$run.txt"; head -2 "$out/cpu/where_$run.txt"; done
+      ;;
+    refs_ab)
+      # Cold --all with this checkout's references and with the older ones in $HKCHECK_OLD_REFERENCES
+      # (a copy of an earlier references/), same binary, in the order new, old, new: the first
+      # run on a fresh machine is the slowest. Each under the CPU sampler, then diffed.
+      old_refs=${HKCHECK_OLD_REFERENCES:?set HKCHECK_OLD_REFERENCES to an older references/ folder}
+      old_project=/tmp/hkcheck-old-references-project
+      rm -rf "$out/refs_ab" "$old_project" "$cache"-ab-*; mkdir -p "$out/refs_ab" "$old_project"
+      cp -r manifests kernels "$old_project/" && cp -r "$old_refs" "$old_project/references"
+      for run in new old new2; do
+        root=.; [[ $run == old ]] && root=$old_project
+        CUDA_CACHE_DISABLE=1 python3 bench/cpu_by_process.py --out "$out/refs_ab/$run.txt" -- build-gpu/hkcheck --root "$root" --all --no-repro \
+          --cache-dir "$cache-ab-$run" --out "$out/refs_ab/$run" >"$out/refs_ab/$run.log" 2>&1
+        echo "== cold, $run references"; tail -2 "$out/refs_ab/$run.txt"
+        python3 bench/where_time_goes.py "$out/refs_ab/$run/test_results.json" 8 >"$out/refs_ab/where_$run.txt"; head -2 "$out/refs_ab/where_$run.txt"
+      done
+      for run in old new2; do
+        build-gpu/hkcheck diff "$out/refs_ab/new" "$out/refs_ab/$run" --fail-on change >"$out/refs_ab/diff_new_$run.txt" 2>&1; echo "diff new vs $run: exit $?"
+      done
       ;;
     verify)
       rm -rf "$out/known_bad"
