@@ -43,7 +43,7 @@ void mx_gemm(Context& ctx, bool a_is_mx) {
   const RowMatrix A = a_is_mx ? mx_dequant(ctx, "A", "a_scales", d.Bt * d.M, d.K) : RowMatrix(ctx.matrix("A", d.Bt * d.M, d.K));
   const RowMatrix B = mx_dequant(ctx, "B", "b_scales", d.Bt * d.N, d.K);
   for (Eigen::Index b = 0; b < d.Bt; ++b)
-    store(ctx, "C", b, hk::ref::tiled_product(ctx, A.middleRows(b * d.M, d.M), B.middleRows(b * d.N, d.N).transpose()));
+    store(ctx, "C", b, hk::ref::product(ctx, A.middleRows(b * d.M, d.M), B.middleRows(b * d.N, d.N).transpose()));
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ HK_REFERENCE(gemm_a8wfp4) {
   const Dims d = dims(ctx);
   const RowMatrix sa = ctx.matrix("a_scale", d.M, 1);
   const RowMatrix A = sa.col(0).asDiagonal() * RowMatrix(ctx.matrix("A", d.M, d.K));
-  store(ctx, "C", 0, hk::ref::tiled_product(ctx, A, mx_dequant(ctx, "B", "b_scales", d.N, d.K).transpose()));
+  store(ctx, "C", 0, hk::ref::product(ctx, A, mx_dequant(ctx, "B", "b_scales", d.N, d.K).transpose()));
 }
 
 // Batched: A [Bt, M, K], B [Bt, N, K], scales [Bt, rows, ceil(K / 32)], C [Bt, M, N].

@@ -23,7 +23,7 @@ void attend(const Context& ctx, const RowMatrix& q, const RowMatrix& kv, double 
     o.setZero();
     return;
   }
-  RowMatrix p = hk::ref::tiled_product(ctx, q, kv.transpose());
+  RowMatrix p = hk::ref::product(ctx, q, kv.transpose());
   std::vector<double> sum(static_cast<size_t>(q.rows()));
   ctx.parallel_for(q.rows(), [&](int64_t h) {
     double m = -std::numeric_limits<double>::infinity(), total = 0.0;
@@ -31,7 +31,7 @@ void attend(const Context& ctx, const RowMatrix& q, const RowMatrix& kv, double 
     for (Eigen::Index t = 0; t < p.cols(); ++t) total += p(h, t) = std::exp(p(h, t) - m);
     sum[static_cast<size_t>(h)] = total;
   });
-  const RowMatrix v = hk::ref::tiled_product(ctx, p, kv.leftCols(DV));
+  const RowMatrix v = hk::ref::product(ctx, p, kv.leftCols(DV));
   ctx.parallel_for(q.rows(), [&](int64_t h) { o.row(h) = v.row(h) / sum[static_cast<size_t>(h)]; });
 }
 
