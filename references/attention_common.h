@@ -79,27 +79,36 @@ inline void attend_rows(const RowSet& rs, int D, const Row& k, const Row& v, dou
   const int n = (int)rs.q.size();
   int m = 0;
   for (int h : rs.hi) m = std::max(m, h);
-  hk::ref::RowMatrix Q(n, D), K(m, D), V(m, D);
-  for (int r = 0; r < n; ++r) for (int d = 0; d < D; ++d) Q(r, d) = rs.q[r][d];
+  hk::ref::RowMatrix K(m, D), V(m, D);
   for (int j = 0; j < m; ++j) for (int d = 0; d < D; ++d) { K(j, d) = k(j)[d]; V(j, d) = v(j)[d]; }
-  hk::ref::RowMatrix P = (Q * K.transpose()) * scale;
-  for (int r = 0; r < n; ++r) {
-    const int hi = rs.hi[r];
-    if (hstu_inv_n != 0.0) {
-      for (int j = 0; j < m; ++j) {
-        const double x = j < hi ? P(r, j) + (bias ? bias(r, j) : 0.0) : 0.0;
-        P(r, j) = j < hi ? x / (1.0 + std::exp(-x)) * hstu_inv_n : 0.0;
+  // Blocks of rows, each against the keys its rows see: a causal mask then skips the half of
+  // the products it hides, and a block's scores stay in the cache.
+  constexpr int kBlock = 256;
+  for (int r0 = 0; r0 < n; r0 += kBlock) {
+    const int rows = std::min(kBlock, n - r0);
+    int seen = 0;
+    for (int r = r0; r < r0 + rows; ++r) seen = std::max(seen, rs.hi[r]);
+    hk::ref::RowMatrix Q(rows, D);
+    for (int r = 0; r < rows; ++r) for (int d = 0; d < D; ++d) Q(r, d) = rs.q[r0 + r][d];
+    hk::ref::RowMatrix P = (Q * K.topRows(seen).transpose()) * scale;
+    for (int r = 0; r < rows; ++r) {
+      const int hi = rs.hi[r0 + r];
+      if (hstu_inv_n != 0.0) {
+        for (int j = 0; j < seen; ++j) {
+          const double x = j < hi ? P(r, j) + (bias ? bias(r0 + r, j) : 0.0) : 0.0;
+          P(r, j) = j < hi ? x / (1.0 + std::exp(-x)) * hstu_inv_n : 0.0;
+        }
+        continue;
       }
-      continue;
+      double mx = neg_inf(), sum = 0.0;
+      for (int j = 0; j < hi; ++j) mx = std::max(mx, P(r, j));
+      for (int j = 0; j < seen; ++j) { P(r, j) = j < hi ? std::exp(P(r, j) - mx) : 0.0; sum += P(r, j); }
+      if (hi > 0) P.row(r) /= sum;
+      if (rs.lse[r0 + r]) *rs.lse[r0 + r] = hi > 0 ? mx + std::log(sum) : neg_inf();
     }
-    double mx = neg_inf(), sum = 0.0;
-    for (int j = 0; j < hi; ++j) mx = std::max(mx, P(r, j));
-    for (int j = 0; j < m; ++j) { P(r, j) = j < hi ? std::exp(P(r, j) - mx) : 0.0; sum += P(r, j); }
-    if (hi > 0) P.row(r) /= sum;
-    if (rs.lse[r]) *rs.lse[r] = hi > 0 ? mx + std::log(sum) : neg_inf();
+    const hk::ref::RowMatrix O = P * V.topRows(seen);
+    for (int r = 0; r < rows; ++r) for (int d = 0; d < D; ++d) rs.out[r0 + r][d] = O(r, d);
   }
-  const hk::ref::RowMatrix O = P * V;
-  for (int r = 0; r < n; ++r) for (int d = 0; d < D; ++d) rs.out[r][d] = O(r, d);
 }
 
 }  // namespace attn_ref
