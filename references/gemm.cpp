@@ -28,7 +28,8 @@ void store(Context& ctx, const std::string& name, const RowMatrix& v) {
 // row_block 1 is a per-(row, K block) scale, 128 a per-(128 x 128 block) one.
 void scale_blocks(RowMatrix& x, const RowMatrix& s, Eigen::Index row_block) {
   for (Eigen::Index r = 0; r < x.rows(); ++r)
-    for (Eigen::Index c = 0; c < x.cols(); ++c) x(r, c) *= s(r / row_block, c / 128);
+    for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += 128)  // a block's scale read once, not per element
+      x.row(r).segment(c0, std::min<Eigen::Index>(128, x.cols() - c0)) *= s(r / row_block, c0 / 128);
 }
 
 double silu(double x) { return x / (1.0 + std::exp(-x)); }

@@ -43,11 +43,12 @@ enum class Act { None, Gelu, SwiGlu };
 double silu(double g) { return g / (1.0 + std::exp(-g)); }
 double gelu_erf(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
 
-// out[s, n] for every slot: X [T, H] dequantized activations, weight(e) the dequantized [R, H]
-// weight of expert e (R = N, or 2N for SwiGLU: gate rows then up rows). One expert per index of
+// out[s, n] for every slot: X [T, H] dequantized activations, weight(e, W) puts the dequantized
+// [R, H] weight of expert e in W (R = N, or 2N for SwiGLU: gate rows then up rows); W is one
+// buffer per thread, so that 64 experts' weights do not fault in 64 fresh copies. One expert per index of
 // ctx.parallel_for (its weight dequantized, multiplied and stored there): each expert writes only
 // the rows of its own slots, and its product is the same whichever thread runs it.
-void moe_forward(Context& ctx, const RowMatrix& X, const std::function<RowMatrix(int)>& weight, Act act) {
+void moe_forward(Context& ctx, const RowMatrix& X, const std::function<void(int, RowMatrix&)>& weight, Act act) {
   const int64_t T = ctx.integer("T"), topk = ctx.integer("topk"), E = ctx.integer("E"), N = ctx.integer("N");
   const bool mul = ctx.integer("mul") != 0;
   const auto ex = slot_experts(ctx, T * topk);
@@ -60,7 +61,8 @@ void moe_forward(Context& ctx, const RowMatrix& X, const std::function<RowMatrix
     if (slots.empty()) return;
     RowMatrix Xe(static_cast<Eigen::Index>(slots.size()), X.cols());
     for (size_t i = 0; i < slots.size(); ++i) Xe.row(i) = X.row(slots[i] / topk);
-    const RowMatrix We = weight(static_cast<int>(e));
+    thread_local RowMatrix We;
+    weight(static_cast<int>(e), We);
     const RowMatrix Y = Xe * We.transpose();
     for (size_t i = 0; i < slots.size(); ++i) {
       for (int64_t n = 0; n < N; ++n) {
@@ -76,21 +78,22 @@ void moe_forward(Context& ctx, const RowMatrix& X, const std::function<RowMatrix
 
 int64_t rows_of(Context& ctx, Act act) { return (act == Act::SwiGlu ? 2 : 1) * ctx.integer("N"); }
 
-// Rows [e * R, (e + 1) * R) of a [E * R, H] view of tensor `name`.
-RowMatrix expert_rows(Context& ctx, const std::string& name, int e, int64_t R, int64_t H) {
+// Rows [e * R, (e + 1) * R) of a [E * R, H] view of tensor `name` (a view: assigned, it copies).
+auto expert_rows(Context& ctx, const std::string& name, int e, int64_t R, int64_t H) {
   return ctx.matrix(name, ctx.tensor(name).numel() / H, H).middleRows(e * R, R);
 }
 
 // Multiplies element (r, c) by s(r / rb, c / cb) (s viewed as [ceil(R / rb), ceil(C / cb)]).
 void scale_blocks(RowMatrix& m, const RowMatrix& s, int64_t rb, int64_t cb) {
   for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) *= s(r / rb, c / cb);
+    for (Eigen::Index c0 = 0; c0 < m.cols(); c0 += cb)  // a block's scale read once, not per element
+      m.row(r).segment(c0, std::min<Eigen::Index>(cb, m.cols() - c0)) *= s(r / rb, c0 / cb);
 }
 
 void bf16_moe(Context& ctx, Act act) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), R = rows_of(ctx, act);
   const RowMatrix X = ctx.matrix("x", T, H);
-  moe_forward(ctx, X, [&](int e) { return expert_rows(ctx, "w", e, R, H); }, act);
+  moe_forward(ctx, X, [&](int e, RowMatrix& W) { W = expert_rows(ctx, "w", e, R, H); }, act);
 }
 
 // MX: values (already decoded from fp4 e2m1 by hkcheck) times their e8m0 scale per 32 along H.
@@ -100,18 +103,18 @@ void mx_moe(Context& ctx, Act act, bool mx_activations) {
   if (mx_activations) scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 32);
   moe_forward(
       ctx, X,
-      [&](int e) {
-        RowMatrix W = expert_rows(ctx, "w", e, R, H);
+      [&](int e, RowMatrix& W) {
+        W = expert_rows(ctx, "w", e, R, H);
         scale_blocks(W, expert_rows(ctx, "w_scale", e, R, KB), 1, 32);
-        return W;
       },
       act);
 }
 
-// Signed int4 weights packed two per byte along H (element 2i low nibble, 2i + 1 high).
-RowMatrix unpack_int4(Context& ctx, int e, int64_t R, int64_t H) {
+// Signed int4 weights of expert e, packed two per byte along H (element 2i low nibble, 2i + 1
+// high), into W.
+void unpack_int4(Context& ctx, int e, int64_t R, int64_t H, RowMatrix& W) {
   const auto& bytes = ctx.tensor("w").data;
-  RowMatrix W(R, H);
+  W.resize(R, H);
   for (int64_t n = 0; n < R; ++n)
     for (int64_t k = 0; k < H; ++k) {
       const int64_t i = (e * R + n) * H + k;
@@ -119,7 +122,6 @@ RowMatrix unpack_int4(Context& ctx, int e, int64_t R, int64_t H) {
       const int q = (i & 1) ? (b >> 4) & 15 : b & 15;
       W(n, k) = q >= 8 ? q - 16 : q;
     }
-  return W;
 }
 
 }  // namespace
@@ -135,10 +137,9 @@ HK_REFERENCE(moe_a8w8) {
   scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
   moe_forward(
       ctx, X,
-      [&](int e) {
-        RowMatrix W = expert_rows(ctx, "w", e, N, H);
+      [&](int e, RowMatrix& W) {
+        W = expert_rows(ctx, "w", e, N, H);
         scale_blocks(W, expert_rows(ctx, "w_scale", e, N, 1), 1, H);
-        return W;
       },
       Act::None);
 }
@@ -151,10 +152,9 @@ HK_REFERENCE(moe_a8w8_blockscale) {
   scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 128);
   moe_forward(
       ctx, X,
-      [&](int e) {
-        RowMatrix W = expert_rows(ctx, "w", e, N, H);
+      [&](int e, RowMatrix& W) {
+        W = expert_rows(ctx, "w", e, N, H);
         scale_blocks(W, expert_rows(ctx, "w_scale", e, NB, KB), 128, 128);
-        return W;
       },
       Act::None);
 }
@@ -166,10 +166,9 @@ HK_REFERENCE(moe_a8w4) {
   scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
   moe_forward(
       ctx, X,
-      [&](int e) {
-        RowMatrix W = unpack_int4(ctx, e, N, H);
+      [&](int e, RowMatrix& W) {
+        unpack_int4(ctx, e, N, H, W);
         scale_blocks(W, expert_rows(ctx, "w_scale", e, N, (H + G - 1) / G), 1, G);
-        return W;
       },
       Act::None);
 }
