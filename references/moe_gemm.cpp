@@ -43,11 +43,15 @@ enum class Act { None, Gelu, SwiGlu };
 double silu(double g) { return g / (1.0 + std::exp(-g)); }
 double gelu_erf(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
 
+// The weight of the expert a thread works on: one buffer per thread, so that 64 experts' weights
+// do not fault in 64 fresh copies of 64 MB (the page zeroing took as long as the products).
+thread_local RowMatrix expert_weight;
+
 // out[s, n] for every slot: X [T, H] dequantized activations, weight(e, W) puts the dequantized
-// [R, H] weight of expert e in W (R = N, or 2N for SwiGLU: gate rows then up rows); W is one
-// buffer per thread, so that 64 experts' weights do not fault in 64 fresh copies. One expert per index of
-// ctx.parallel_for (its weight dequantized, multiplied and stored there): each expert writes only
-// the rows of its own slots, and its product is the same whichever thread runs it.
+// [R, H] weight of expert e in W (R = N, or 2N for SwiGLU: gate rows then up rows). One expert
+// per index of ctx.parallel_for (its weight dequantized, multiplied and stored there): each
+// expert writes only the rows of its own slots, and its product is the same whichever thread
+// runs it.
 void moe_forward(Context& ctx, const RowMatrix& X, const std::function<void(int, RowMatrix&)>& weight, Act act) {
   const int64_t T = ctx.integer("T"), topk = ctx.integer("topk"), E = ctx.integer("E"), N = ctx.integer("N");
   const bool mul = ctx.integer("mul") != 0;
@@ -61,9 +65,8 @@ void moe_forward(Context& ctx, const RowMatrix& X, const std::function<void(int,
     if (slots.empty()) return;
     RowMatrix Xe(static_cast<Eigen::Index>(slots.size()), X.cols());
     for (size_t i = 0; i < slots.size(); ++i) Xe.row(i) = X.row(slots[i] / topk);
-    thread_local RowMatrix We;
-    weight(static_cast<int>(e), We);
-    const RowMatrix Y = Xe * We.transpose();
+    weight(static_cast<int>(e), expert_weight);
+    const RowMatrix Y = Xe * expert_weight.transpose();
     for (size_t i = 0; i < slots.size(); ++i) {
       for (int64_t n = 0; n < N; ++n) {
         double v = Y(i, n);
@@ -74,6 +77,7 @@ void moe_forward(Context& ctx, const RowMatrix& X, const std::function<void(int,
       }
     }
   });
+  expert_weight = RowMatrix();  // the helper threads' buffers went with them; this thread's goes now
 }
 
 int64_t rows_of(Context& ctx, Act act) { return (act == Act::SwiGlu ? 2 : 1) * ctx.integer("N"); }
