@@ -24,14 +24,6 @@ void store(Context& ctx, const std::string& name, const RowMatrix& v) {
     for (Eigen::Index c = 0; c < v.cols(); ++c) out(r, c) = ctx.round_to(name, v(r, c));
 }
 
-// Multiplies each (row, 128-wide column block) of x by s(row / row_block, col / 128):
-// row_block 1 is a per-(row, K block) scale, 128 a per-(128 x 128 block) one.
-void scale_blocks(RowMatrix& x, const RowMatrix& s, Eigen::Index row_block) {
-  for (Eigen::Index r = 0; r < x.rows(); ++r)
-    for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += 128)  // a block's scale read once, not per element
-      x.row(r).segment(c0, std::min<Eigen::Index>(128, x.cols() - c0)) *= s(r / row_block, c0 / 128);
-}
-
 double silu(double x) { return x / (1.0 + std::exp(-x)); }
 
 }  // namespace
@@ -67,8 +59,8 @@ HK_REFERENCE(gemm_a8w8) {
 HK_REFERENCE(gemm_a8w8_blockscale) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K"), KB = (K + 127) / 128;
   RowMatrix A = mat(ctx, "A", M, K), B = mat(ctx, "B", N, K);
-  scale_blocks(A, mat(ctx, "a_scale", M, KB), 1);
-  scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128);
+  hk::ref::scale_blocks(A, mat(ctx, "a_scale", M, KB), 1, 128);
+  hk::ref::scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128, 128);
   store(ctx, "C", hk::ref::product(ctx, A, B.transpose()));
 }
 
@@ -76,6 +68,6 @@ HK_REFERENCE(gemm_a8w8_blockscale) {
 HK_REFERENCE(gemm_a16w8_blockscale) {
   const Eigen::Index M = ctx.integer("M"), N = ctx.integer("N"), K = ctx.integer("K"), KB = (K + 127) / 128;
   RowMatrix B = mat(ctx, "B", N, K);
-  scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128);
+  hk::ref::scale_blocks(B, mat(ctx, "b_scale", (N + 127) / 128, KB), 128, 128);
   store(ctx, "C", hk::ref::product(ctx, mat(ctx, "A", M, K), B.transpose()));
 }

@@ -27,9 +27,7 @@ void batched(Context& ctx, int a_group) {
     RowMatrix a = A.middleRows(b * M, M);
     RowMatrix bm = B.middleRows(b * N, N);
     if (a_group) {
-      auto sa = ctx.matrix("a_scale", Bt * M, groups);
-      for (Eigen::Index m = 0; m < M; ++m)
-        for (Eigen::Index k = 0; k < K; ++k) a(m, k) *= sa(b * M + m, k / a_group);
+      hk::ref::scale_blocks(a, ctx.matrix("a_scale", Bt * M, groups).middleRows(b * M, M), 1, a_group);
     } else if (scaled) {
       auto sa = ctx.matrix("a_scale", Bt, M);
       a = sa.row(b).transpose().asDiagonal() * a;

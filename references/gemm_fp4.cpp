@@ -16,9 +16,7 @@ using hk::ref::RowMatrix;
 RowMatrix mx_dequant(Context& ctx, const std::string& q, const std::string& s, Eigen::Index rows, Eigen::Index K) {
   RowMatrix x = ctx.matrix(q, rows, K);
   auto sc = ctx.matrix(s, rows, (K + 31) / 32);
-  ctx.parallel_for(rows, [&](int64_t r) {
-    for (Eigen::Index k = 0; k < K; ++k) x(r, k) *= sc(r, k / 32);
-  });
+  ctx.parallel_for(rows, [&](int64_t r) { hk::ref::scale_blocks(x.middleRows(r, 1), sc.middleRows(r, 1), 1, 32); });
   return x;
 }
 

@@ -16,8 +16,7 @@ using Index = Eigen::Index;
 RowMatrix fp8_block(Context& ctx, const std::string& q, const std::string& s, Index rows, Index K, Index row_block) {
   RowMatrix x = ctx.matrix(q, rows, K);
   auto sc = ctx.matrix(s, (rows + row_block - 1) / row_block, (K + 127) / 128);
-  for (Index r = 0; r < rows; ++r)
-    for (Index k = 0; k < K; ++k) x(r, k) *= sc(r / row_block, k / 128);
+  hk::ref::scale_blocks(x, sc, row_block, 128);
   return x;
 }
 
@@ -25,8 +24,7 @@ RowMatrix fp8_block(Context& ctx, const std::string& q, const std::string& s, In
 RowMatrix mx_fp4(Context& ctx, const std::string& q, const std::string& s, Index rows, Index K) {
   RowMatrix x = ctx.matrix(q, rows, K);
   auto sc = ctx.matrix(s, rows, (K + 31) / 32);
-  for (Index r = 0; r < rows; ++r)
-    for (Index k = 0; k < K; ++k) x(r, k) *= sc(r, k / 32);
+  hk::ref::scale_blocks(x, sc, 1, 32);
   return x;
 }
 

@@ -87,13 +87,6 @@ auto expert_rows(Context& ctx, const std::string& name, int e, int64_t R, int64_
   return ctx.matrix(name, ctx.tensor(name).numel() / H, H).middleRows(e * R, R);
 }
 
-// Multiplies element (r, c) by s(r / rb, c / cb) (s viewed as [ceil(R / rb), ceil(C / cb)]).
-void scale_blocks(RowMatrix& m, const RowMatrix& s, int64_t rb, int64_t cb) {
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c0 = 0; c0 < m.cols(); c0 += cb)  // a block's scale read once, not per element
-      m.row(r).segment(c0, std::min<Eigen::Index>(cb, m.cols() - c0)) *= s(r / rb, c0 / cb);
-}
-
 void bf16_moe(Context& ctx, Act act) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), R = rows_of(ctx, act);
   const RowMatrix X = ctx.matrix("x", T, H);
@@ -104,12 +97,12 @@ void bf16_moe(Context& ctx, Act act) {
 void mx_moe(Context& ctx, Act act, bool mx_activations) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), R = rows_of(ctx, act), KB = (H + 31) / 32;
   RowMatrix X = ctx.matrix("x", T, H);
-  if (mx_activations) scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 32);
+  if (mx_activations) hk::ref::scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 32);
   moe_forward(
       ctx, X,
       [&](int e, RowMatrix& W) {
         W = expert_rows(ctx, "w", e, R, H);
-        scale_blocks(W, expert_rows(ctx, "w_scale", e, R, KB), 1, 32);
+        hk::ref::scale_blocks(W, expert_rows(ctx, "w_scale", e, R, KB), 1, 32);
       },
       act);
 }
@@ -138,12 +131,12 @@ HK_REFERENCE(moe_silu_fused) { bf16_moe(ctx, Act::SwiGlu); }
 HK_REFERENCE(moe_a8w8) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), N = ctx.integer("N");
   RowMatrix X = ctx.matrix("x", T, H);
-  scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
+  hk::ref::scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
   moe_forward(
       ctx, X,
       [&](int e, RowMatrix& W) {
         W = expert_rows(ctx, "w", e, N, H);
-        scale_blocks(W, expert_rows(ctx, "w_scale", e, N, 1), 1, H);
+        hk::ref::scale_blocks(W, expert_rows(ctx, "w_scale", e, N, 1), 1, H);
       },
       Act::None);
 }
@@ -153,12 +146,12 @@ HK_REFERENCE(moe_a8w8_blockscale) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), N = ctx.integer("N");
   const int64_t KB = (H + 127) / 128, NB = (N + 127) / 128;
   RowMatrix X = ctx.matrix("x", T, H);
-  scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 128);
+  hk::ref::scale_blocks(X, ctx.matrix("x_scale", T, KB), 1, 128);
   moe_forward(
       ctx, X,
       [&](int e, RowMatrix& W) {
         W = expert_rows(ctx, "w", e, N, H);
-        scale_blocks(W, expert_rows(ctx, "w_scale", e, NB, KB), 128, 128);
+        hk::ref::scale_blocks(W, expert_rows(ctx, "w_scale", e, NB, KB), 128, 128);
       },
       Act::None);
 }
@@ -167,12 +160,12 @@ HK_REFERENCE(moe_a8w8_blockscale) {
 HK_REFERENCE(moe_a8w4) {
   const int64_t T = ctx.integer("T"), H = ctx.integer("H"), N = ctx.integer("N"), G = ctx.integer("GROUP");
   RowMatrix X = ctx.matrix("x", T, H);
-  scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
+  hk::ref::scale_blocks(X, ctx.matrix("x_scale", T, 1), 1, H);
   moe_forward(
       ctx, X,
       [&](int e, RowMatrix& W) {
         unpack_int4(ctx, e, N, H, W);
-        scale_blocks(W, expert_rows(ctx, "w_scale", e, N, (H + G - 1) / G), 1, G);
+        hk::ref::scale_blocks(W, expert_rows(ctx, "w_scale", e, N, (H + G - 1) / G), 1, G);
       },
       Act::None);
 }

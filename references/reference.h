@@ -85,6 +85,17 @@ RowMatrix product(const Context& ctx, const A& a, const B& b) {
   return out;
 }
 
+// x(r, c) *= s(r / row_block, c / col_block) for every element: the block scales of a quantized
+// operand (row_block 1 for a scale per row and K group, 128 for one per 128 x 128 tile). Each
+// block's scale is read once and its segment of the row scaled at once; every element is still
+// one product, rounded once.
+template <typename S>
+void scale_blocks(Eigen::Ref<RowMatrix> x, const S& s, Eigen::Index row_block, Eigen::Index col_block) {
+  for (Eigen::Index r = 0; r < x.rows(); ++r)
+    for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += col_block)
+      x.row(r).segment(c0, std::min(col_block, x.cols() - c0)) *= s(r / row_block, c0 / col_block);
+}
+
 // What `product` was called where a had few rows, when its tiles covered rows only; kept for the
 // references of projects that call it.
 template <typename A, typename B>
