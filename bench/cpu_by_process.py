@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a command's CPU time goes, by kind of process: runs COMMAND and, every INTERVAL seconds,
-reads each process's user + system time from /proc, keeping the last value seen per process. At
-the end it prints the CPU-seconds of each kind (case workers, compile workers, the reference
+reads each process's user and system time from /proc, keeping the last value seen per process. At
+the end it prints the CPU-seconds of each kind, user and system apart, (case workers, compile workers, the reference
 libraries' compiler, hkcheck itself, the rest) beside the command's own total from wait4, so the
 share the sampling missed (processes that lived less than one interval) is shown too.
 
@@ -31,7 +31,7 @@ def kind_of(comm, cmdline):
 
 
 def read_process(pid):
-    """(comm, cmdline, start time, cpu seconds) of pid, or None when it is gone. A process that
+    """(comm, cmdline, start time, (user, system) cpu seconds) of pid, or None when it is gone. A process that
     has exited but is not yet reaped (a zombie) has an empty cmdline and keeps its times."""
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -43,7 +43,7 @@ def read_process(pid):
     comm = stat[stat.index("(") + 1:stat.rindex(")")]
     fields = stat[stat.rindex(")") + 2:].split()
     utime, stime, start = int(fields[11]), int(fields[12]), int(fields[19])  # fields 14, 15, 22 of proc(5)
-    return comm, cmdline, start, (utime + stime) / TICK
+    return comm, cmdline, start, (utime / TICK, stime / TICK)
 
 
 def descendants(root):
@@ -81,14 +81,14 @@ def main():
         ap.error("no COMMAND after --")
     began = time.monotonic()
     proc = subprocess.Popen(cmd)
-    last = {}  # (pid, start time) -> [kind, cpu seconds]: one entry per process, zombie or not
+    last = {}  # (pid, start time) -> [kind, (user, system) seconds]: one entry per process, zombie or not
     status = None
     while status is None:
         for pid in descendants(proc.pid):
             seen = read_process(pid)
             if seen:
                 comm, cmdline, started, cpu = seen
-                entry = last.setdefault((pid, started), [None, 0.0])
+                entry = last.setdefault((pid, started), [None, (0.0, 0.0)])
                 if cmdline or entry[0] is None:  # a zombie keeps the kind it was seen with alive
                     entry[0] = kind_of(comm, cmdline)
                 entry[1] = cpu
@@ -96,17 +96,20 @@ def main():
         waited, status_word, usage = os.wait4(proc.pid, os.WNOHANG)
         if waited == proc.pid:
             status = os.waitstatus_to_exitcode(status_word)
-            total = usage.ru_utime + usage.ru_stime
+            total, total_sys = usage.ru_utime + usage.ru_stime, usage.ru_stime
     wall = time.monotonic() - began
-    by_kind = {}
-    for kind, cpu in last.values():
-        by_kind[kind] = by_kind.get(kind, 0.0) + cpu
-    lines = [f"{'kind of process':36s} {'CPU s':>9s}"]
-    for kind, cpu in sorted(by_kind.items(), key=lambda kv: -kv[1]):
-        lines.append(f"{kind:36s} {cpu:9.1f}")
-    sampled = sum(by_kind.values())
-    lines.append(f"{'sampled in all':36s} {sampled:9.1f}")
-    lines.append(f"{'the command in all (wait4)':36s} {total:9.1f}   wall {wall:.1f} s, "
+    by_kind = {}  # kind -> [user, system]
+    for kind, (user, system) in last.values():
+        sums = by_kind.setdefault(kind, [0.0, 0.0])
+        sums[0] += user
+        sums[1] += system
+    lines = [f"{'kind of process':36s} {'CPU s':>9s} {'of it sys':>9s}"]
+    for kind, (user, system) in sorted(by_kind.items(), key=lambda kv: -sum(kv[1])):
+        lines.append(f"{kind:36s} {user + system:9.1f} {system:9.1f}")
+    sampled = sum(sum(v) for v in by_kind.values())
+    sampled_sys = sum(v[1] for v in by_kind.values())
+    lines.append(f"{'sampled in all':36s} {sampled:9.1f} {sampled_sys:9.1f}")
+    lines.append(f"{'the command in all (wait4)':36s} {total:9.1f} {total_sys:9.1f}   wall {wall:.1f} s, "
                  f"{total / wall:.1f} cores busy on average of {os.cpu_count()}")
     text = "\n".join(lines)
     print(text)

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <csignal>
 #include <iostream>
-#include <malloc.h>
 #include <nlohmann/json.hpp>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "parent_watch.h"
 #include "process_tree.h"
 #include "protocol_channel.h"
+#include "worker_heap.h"
 
 namespace hk {
 namespace {
@@ -53,11 +53,7 @@ int run_worker(const WorkerOptions& opt) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent, even a hung kernel (until watch_parent)
   if (getppid() != parent) return 2;
   adopt_orphans();  // what a kernel's processes leave behind (setsid chains) stays below this worker
-  // A worker allocates and frees tensors of similar sizes case after case. Large blocks would be
-  // mmapped and unmapped each time, and every case would fault its pages back in, zeroed (a third
-  // of a worker's time on big cases); from the heap, freed memory is reused instead.
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  keep_freed_memory();  // reused case after case, not faulted in afresh (worker_heap.h)
   set_parallel_threads(opt.cpu_threads);
   ProtocolChannel chan(opt.protocol_fd);
   if (!chan.ok()) {
@@ -119,6 +115,7 @@ int run_worker(const WorkerOptions& opt) {
     answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr, &device_inputs);
     chan.send(answer);
     if (sticky) return end_below(kStickyExit);
+    release_freed_memory_when_short();
   }
   return end_below(0);
 }

@@ -12,6 +12,7 @@
 #include "host_profile.h"
 #include "manifest.h"
 #include "project.h"
+#include "reference_cache.h"
 #include "run_environment.h"
 #include "status.h"
 
@@ -145,8 +146,9 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--resume", s.resume_dir, "Finish an interrupted run: run only the cases with no result in DIR/results.jsonl")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--no-ref-cache", s.no_ref_cache,
-               "Compute every reference instead of reading its outputs back from the cache (--cache-dir; bounded by "
-               "HKCHECK_REF_CACHE_MB, default 4096)");
+               fmt::format("Compute every reference instead of reading its outputs back from the cache (--cache-dir; bounded by "
+                           "HKCHECK_REF_CACHE_MB, default {})",
+                           kDefaultReferenceCacheBytes >> 20));
   app.add_flag("-x,--exitfirst", s.exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
   app.add_option("--maxfail", s.max_fail, "Start no new case after N cases did not pass (the rest are NOT_RUN); -x is --maxfail 1")
       ->check(CLI::Range(1, 1000000));
