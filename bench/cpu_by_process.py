@@ -5,7 +5,10 @@ the end it prints the CPU-seconds of each kind, user and system apart, (case wor
 libraries' compiler, hkcheck itself, the rest) beside the command's own total from wait4, so the
 share the sampling missed (processes that lived less than one interval) is shown too.
 
-    bench/cpu_by_process.py [--interval 0.2] [--out FILE] -- COMMAND...
+    bench/cpu_by_process.py [--interval 0.2] [--out FILE] [--timeline FILE] -- COMMAND...
+
+--timeline also writes, for each second of the run, how many cores each kind kept busy: where a
+run left the machine idle (a start that waits for compilers, a tail of one long case).
 
 Exit code: the command's."""
 import argparse
@@ -70,10 +73,27 @@ def descendants(root):
     return found
 
 
+def timeline(samples, kinds, step=1.0):
+    """Busy cores per kind in each step of the run, from the cumulative samples."""
+    rows = [f"{'second':>6s} {'busy':>5s}  " + "  ".join(f"{k[:14]:>14s}" for k in kinds)]
+    prev_t, prev = 0.0, {}
+    edge = step
+    for t, totals in samples:
+        if t < edge and (t, totals) != samples[-1]:
+            continue
+        span = max(t - prev_t, 1e-9)
+        cores = {k: (totals.get(k, 0.0) - prev.get(k, 0.0)) / span for k in kinds}
+        rows.append(f"{prev_t:6.1f} {sum(cores.values()):5.1f}  " + "  ".join(f"{cores[k]:14.1f}" for k in kinds))
+        prev_t, prev = t, totals
+        edge = t + step
+    return "\n".join(rows) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--interval", type=float, default=0.2)
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--timeline", help="write the cores each kind kept busy, second by second, to this file")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -83,6 +103,7 @@ def main():
     proc = subprocess.Popen(cmd)
     last = {}  # (pid, start time) -> [kind, (user, system) seconds]: one entry per process, zombie or not
     status = None
+    samples = []  # (seconds since the start, {kind: CPU-seconds so far})
     while status is None:
         for pid in descendants(proc.pid):
             seen = read_process(pid)
@@ -92,6 +113,10 @@ def main():
                 if cmdline or entry[0] is None:  # a zombie keeps the kind it was seen with alive
                     entry[0] = kind_of(comm, cmdline)
                 entry[1] = cpu
+        totals = {}
+        for kind, (user, system) in last.values():
+            totals[kind] = totals.get(kind, 0.0) + user + system
+        samples.append((time.monotonic() - began, totals))
         time.sleep(a.interval)
         waited, status_word, usage = os.wait4(proc.pid, os.WNOHANG)
         if waited == proc.pid:
@@ -112,6 +137,9 @@ def main():
     lines.append(f"{'the command in all (wait4)':36s} {total:9.1f} {total_sys:9.1f}   wall {wall:.1f} s, "
                  f"{total / wall:.1f} cores busy on average of {os.cpu_count()}")
     text = "\n".join(lines)
+    if a.timeline:
+        with open(a.timeline, "w") as f:
+            f.write(timeline(samples, sorted(by_kind, key=lambda k: -sum(by_kind[k]))))
     print(text)
     if a.out:
         with open(a.out, "w") as f:

@@ -9,6 +9,7 @@
 #   bench/gpu_run.sh OUTDIR speed            # bench/speed.sh: cold, warm, edited-kernel reruns, 1 vs every GPU, host tier
 #   bench/gpu_run.sh OUTDIR verify           # the known-bad corpus (racecheck) and the unit tests, no --all
 #   bench/gpu_run.sh OUTDIR cpu              # where a cold run's CPU-seconds go, and each part alone
+#   bench/gpu_run.sh OUTDIR timeline         # a cold run's busy cores second by second, its console stamped
 #   HKCHECK_OLD_REFERENCES=DIR bench/gpu_run.sh OUTDIR refs_ab   # cold --all with these references and older ones
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
@@ -125,13 +126,24 @@ for stage in "$@"; do
       # warm run, a warm run that computes every reference again, and every configuration's
       # NVRTC compile alone (--compile-only): the parts of the cold run, each measured by itself.
       rm -rf "$out/cpu" "$cache-cpu" "$cache-cpu-co"; mkdir -p "$out/cpu"
-      sample() { local name=$1; shift; python3 bench/cpu_by_process.py --out "$out/cpu/$name.txt" -- "$@" >"$out/cpu/$name.log" 2>&1; echo "== $name"; cat "$out/cpu/$name.txt"; }
+      sample() { local name=$1; shift; python3 bench/cpu_by_process.py --out "$out/cpu/$name.txt" --timeline "$out/cpu/$name.timeline.txt" -- "$@" >"$out/cpu/$name.log" 2>&1; echo "== $name"; cat "$out/cpu/$name.txt"; }
       run_all=(build-gpu/hkcheck --all --no-repro --cache-dir "$cache-cpu")
       CUDA_CACHE_DISABLE=1 sample cold "${run_all[@]}" --out "$out/cpu/cold"
       sample warm "${run_all[@]}" --out "$out/cpu/warm"
       sample warm_no_ref_cache "${run_all[@]}" --out "$out/cpu/warm_no_ref_cache" --no-ref-cache
       CUDA_CACHE_DISABLE=1 sample compile_only build-gpu/hkcheck --compile-only --all --arch sm_90 --cache-dir "$cache-cpu-co" --out "$out/cpu/compile_only"
       for run in cold warm warm_no_ref_cache; do python3 bench/where_time_goes.py "$out/cpu/$run/test_results.json" 8 >"$out/cpu/where_$run.txt"; head -2 "$out/cpu/where_$run.txt"; done
+      ;;
+    timeline)
+      # A cold --all under the CPU sampler, with the cores each kind kept busy second by second and
+      # the console's lines stamped with the second they came: where a cold run leaves cores idle.
+      rm -rf "$out/timeline" "$cache-timeline"; mkdir -p "$out/timeline"
+      stamp='import sys, time
+t0 = time.monotonic()
+for line in sys.stdin: print(f"{time.monotonic() - t0:6.1f} {line}", end="", flush=True)'
+      CUDA_CACHE_DISABLE=1 python3 bench/cpu_by_process.py --out "$out/timeline/cpu.txt" --timeline "$out/timeline/busy.txt" -- \
+        bash -c "build-gpu/hkcheck --all --no-repro --cache-dir $cache-timeline --out $out/timeline/all 2>&1 | python3 -c '$stamp'" >"$out/timeline/console.log" 2>&1
+      cat "$out/timeline/cpu.txt"; tail -2 "$out/timeline/console.log"
       ;;
     refs_ab)
       # Cold --all with this checkout's references and with the older ones in $HKCHECK_OLD_REFERENCES
