@@ -17,6 +17,7 @@
 #include "cache_seal.h"
 #include "file_util.h"
 #include "fnv1a.h"
+#include "header_being_made.h"
 #include "header_fingerprint.h"
 #include "root_relative.h"
 #include "runtime_references.h"
@@ -132,7 +133,7 @@ Built build_context_object(const ContextObject& c, double limit_s) {
   std::lock_guard<std::mutex> lock(building);
   CacheEntryLock entry(c.path);
   std::string note;
-  if (cached_intact(c.path, "reference runtime object", &note)) return {true, ""};
+  if (cached_intact(c.path, "reference runtime object", &note)) return {true, "", ""};
   if (!note.empty()) note_cache_repair(note);
   return build_into(c.argv, c.path, limit_s);
 }
@@ -284,8 +285,9 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   // or make it again and say why when this made none.
   std::thread context_object;
   if (to_build > 0 && !stopped()) context_object = std::thread([&] { build_context_object(setting->context, setting->limit_s); });
-  const std::string pch = to_build >= kPrecompileFrom && !stopped() ? precompiled_reference_header(*setting) : "";
-  if (context_object.joinable()) context_object.join();
+  std::optional<HeaderBeingMade> pch;
+  if (to_build >= kPrecompileFrom && !stopped()) pch.emplace([&] { return precompiled_reference_header(*setting); });
+  EarlyCompiles early(opt.jobs);
   // The largest files first: they take longest, and the last of the libraries to be ready sets
   // when the cases waiting for it can start (on 16 cores a cold --all spent 37-48 s here).
   std::vector<size_t> order(files.size());
@@ -302,12 +304,20 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
     pool.emplace_back([&] {
       for (size_t n; (n = next++) < files.size();)
         if (const size_t i = order[n]; plans[i] && !out[i].cached) {
-          if (stopped()) out[i].log = "not built: the run ended before it needed this library";
-          else out[i] = cached_or_built(*plans[i], *setting, files[i], pch);
+          if (stopped()) {
+            out[i].log = "not built: the run ended before it needed this library";
+          } else {
+            bool took_early = false;
+            const std::string header = header_for_compile(pch ? &*pch : nullptr, early, &took_early);
+            out[i] = cached_or_built(*plans[i], *setting, files[i], header);
+            if (took_early) early.give_back();
+          }
           deliver(i);
         }
     });
   for (std::thread& t : pool) t.join();
+  if (context_object.joinable()) context_object.join();
+  pch.reset();  // a header still being made is finished, not left to a thread of its own
   // A repair noted after a library was delivered (the object, made by the first build) reaches
   // the libraries in the result all the same.
   for (std::string& r : take_cache_repairs()) repairs.push_back(std::move(r));
