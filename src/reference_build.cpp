@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -234,6 +233,27 @@ ReferenceLibrary cached_or_built(const LibraryPlan& p, const BuildSetting& b, co
   return out;
 }
 
+// The libraries left to build, largest first; taken from either end.
+class SizeOrderedFiles {
+ public:
+  explicit SizeOrderedFiles(std::vector<size_t> largest_first) : order_(std::move(largest_first)), back_(order_.size()) {}
+  std::optional<size_t> largest() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (front_ == back_) return std::nullopt;
+    return order_[front_++];
+  }
+  std::optional<size_t> smallest() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (front_ == back_) return std::nullopt;
+    return order_[--back_];
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<size_t> order_;
+  size_t front_ = 0, back_;
+};
+
 // From this many libraries to build, precompiling reference.h (about two compiles' time) pays.
 constexpr int kPrecompileFrom = 3;
 
@@ -289,31 +309,32 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   if (to_build >= kPrecompileFrom && !stopped()) pch.emplace([&] { return precompiled_reference_header(*setting); });
   EarlyCompiles early(opt.jobs);
   // The largest files first: they take longest, and the last of the libraries to be ready sets
-  // when the cases waiting for it can start (on 16 cores a cold --all spent 37-48 s here).
-  std::vector<size_t> order(files.size());
-  std::iota(order.begin(), order.end(), size_t{0});
+  // when the cases waiting for it can start (on 16 cores a cold --all spent 37-48 s here). But
+  // the early compiles, without the header, take the smallest: their libraries are ready in
+  // seconds, and their cases run while the header and the large ones are made.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (plans[i] && !out[i].cached) order.push_back(i);
   std::vector<uintmax_t> sizes(files.size(), 0);
   for (size_t i = 0; i < files.size(); ++i) {
     std::error_code ec;
     sizes[i] = fs::file_size(files[i], ec);
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
-  std::atomic<size_t> next{0};
+  SizeOrderedFiles queue(std::move(order));
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
     pool.emplace_back([&] {
-      for (size_t n; (n = next++) < files.size();)
-        if (const size_t i = order[n]; plans[i] && !out[i].cached) {
-          if (stopped()) {
-            out[i].log = "not built: the run ended before it needed this library";
-          } else {
-            bool took_early = false;
-            const std::string header = header_for_compile(pch ? &*pch : nullptr, early, &took_early);
-            out[i] = cached_or_built(*plans[i], *setting, files[i], header);
-            if (took_early) early.give_back();
-          }
-          deliver(i);
-        }
+      for (;;) {
+        bool took_early = false;
+        const std::string header = stopped() ? "" : header_for_compile(pch ? &*pch : nullptr, early, &took_early);
+        const std::optional<size_t> i = took_early ? queue.smallest() : queue.largest();
+        if (i && stopped()) out[*i].log = "not built: the run ended before it needed this library";
+        else if (i) out[*i] = cached_or_built(*plans[*i], *setting, files[*i], header);
+        if (took_early) early.give_back();
+        if (!i) return;
+        deliver(*i);
+      }
     });
   for (std::thread& t : pool) t.join();
   if (context_object.joinable()) context_object.join();
