@@ -2,6 +2,8 @@
 // made (a damaged one is made again, with a note, never used), a compile is bounded in time and
 // leaves no process behind, and the references are the project's own.
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <fstream>
 #include <filesystem>
+#include <memory>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -263,6 +266,22 @@ TEST(BoundedCommand, AnInterruptedRunStopsIt) {
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 10);
   EXPECT_EQ(r.interrupted_by, SIGINT);
   EXPECT_NE(host::stopped_because(r, 0).find("interrupted by SIGINT"), std::string::npos);
+}
+
+// A command started while another thread holds a cache entry's lock does not keep the lock: once
+// that thread lets go, the entry is free although the command still runs.
+TEST(BoundedCommand, ACommandKeepsNoLockItsParentHeldWhenItStarted) {
+  test::TempDir dir;
+  const std::string entry = dir.path() + "/entry";
+  auto held = std::make_unique<CacheEntryLock>(entry);
+  std::thread command([&] { host::run_bounded({"sleep", "3"}, dir.path() + "/log", 0); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the command is running
+  held.reset();
+  const int fd = ::open((entry + ".lock").c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << "the entry stayed locked while the command ran";
+  ::close(fd);
+  command.join();
 }
 
 // A reference that makes the compiler wait forever (an #include of a FIFO no one writes).

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,11 +43,39 @@ std::string find_program(const std::string& name) {
 
 void kill_own_group(int) { ::kill(0, SIGKILL); }
 
+// Closes the descriptors [first, last] (async-signal-safe: close_range, else close one by one up
+// to the descriptor limit).
+void close_between(unsigned first, unsigned last) {
+  if (first > last) return;
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, first, last, 0) == 0) return;
+#endif
+  rlimit lim{};
+  const unsigned bound = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? static_cast<unsigned>(lim.rlim_cur) : 65536u;
+  for (unsigned fd = first; fd <= last && fd < bound; ++fd) close(static_cast<int>(fd));
+}
+
+// Every descriptor from 3 up but the two the command needs. The supervisor never execs, so
+// close-on-exec does not close what it inherited from its threaded parent: a cache entry's flock
+// (cache_seal.h) that another thread held at the fork then stayed held for the command's whole
+// time, and whoever waited for the entry waited that long (a cold run's reference libraries
+// waited 5 s for the runtime object, held by the precompiled header's supervisor).
+void close_inherited(int keep_a, int keep_b) {
+  unsigned from = 3;
+  for (const int keep : {std::min(keep_a, keep_b), std::max(keep_a, keep_b)}) {
+    if (keep < 0 || static_cast<unsigned>(keep) < from) continue;  // a standard descriptor: never closed here
+    close_between(from, static_cast<unsigned>(keep) - 1);
+    from = static_cast<unsigned>(keep) + 1;
+  }
+  close_between(from, ~0u);
+}
+
 // The supervisor, in the forked child: only async-signal-safe calls (the parent has threads).
 // It leads a new process group, kills it when its parent thread dies or it is told to stop, and
 // otherwise waits for the command and exits as it did.
 [[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent) {
   setpgid(0, 0);
+  close_inherited(null_fd, log_fd);
   struct sigaction sa {};
   sa.sa_handler = kill_own_group;
   sigemptyset(&sa.sa_mask);
