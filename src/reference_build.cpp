@@ -299,10 +299,10 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
     if (!plans[i] || out[i].cached) deliver(i);
   }
   const auto stopped = [&] { return opt.stop && opt.stop->load(); };
-  // The object every library links and the precompiled header are one compile each, and the
-  // libraries wait for both: made side by side (a cold --all's first 14 s on 16 cores was these
-  // two, one after the other, on one core). The libraries' builds take the object from the cache,
-  // or make it again and say why when this made none.
+  // The object every library links and the precompiled header are one compile each, made side by
+  // side (a cold --all's first 14 s on 16 cores was these two, one after the other, on one core).
+  // Every library waits for the object; the libraries' builds take it from the cache, or make it
+  // again and say why when this made none. Only some wait for the header (header_being_made.h).
   std::thread context_object;
   if (to_build > 0 && !stopped()) context_object = std::thread([&] { build_context_object(setting->context, setting->limit_s); });
   std::optional<HeaderBeingMade> pch;
