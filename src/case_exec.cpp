@@ -35,6 +35,7 @@
 #include "guard.h"
 #include "tensor_transfer.h"
 #include "kernel_params.h"
+#include "memory_limit.h"
 #include "parallel_for.h"
 #include "race_verdict.h"
 #include "repeat_compare.h"
@@ -85,8 +86,7 @@ CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, 
 bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t device_bytes, CaseResult& r) {
   double needed = dev.backend == "host" ? static_cast<double>(device_bytes) : 0.0;
   for (const TensorPlan& t : plan.tensors) needed += static_cast<double>(t.numel) * sizeof(double) + static_cast<double>(t.bytes());
-  const double memory = dev.host_memory > 0 ? static_cast<double>(dev.host_memory)
-                                            : static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double memory = static_cast<double>(dev.host_memory > 0 ? static_cast<uint64_t>(dev.host_memory) : physical_memory());
   if (memory <= 0 || needed <= memory) return false;
   const auto as_int = [](double v) { return v >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(v); };
   r.status = Status::SKIP;

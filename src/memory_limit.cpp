@@ -40,11 +40,15 @@ std::string memory_limit_text(int64_t limit) {
   return std::to_string(limit);
 }
 
+uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
 uint64_t resolve_memory_limit(int64_t limit, int workers) {
   if (limit != kMemoryLimitAuto) return limit > 0 ? static_cast<uint64_t>(limit) : 0;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return kMemoryLimitFloor;
-  const uint64_t total = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  const uint64_t total = physical_memory();
+  if (total == 0) return kMemoryLimitFloor;
   // Half the machine, whatever the number of workers: the limit stops one runaway worker, it does
   // not budget them. A machine's share per worker failed real cases (a 2-GPU run's causal mask
   // reference at 2048 x 2048 x 32 heads needs more than 256 GiB / 32 workers).

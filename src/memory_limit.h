@@ -18,6 +18,9 @@ int64_t parse_memory_limit(const std::string& text);
 // As parse_memory_limit reads it back: "auto", "none", or a number of bytes.
 std::string memory_limit_text(int64_t limit);
 
+// This machine's physical memory in bytes; 0 when the system does not say.
+uint64_t physical_memory();
+
 // Bytes for each of `workers` workers running at once (0: no limit). "auto": half the machine's
 // physical memory, at least kMemoryLimitFloor.
 uint64_t resolve_memory_limit(int64_t limit, int workers);

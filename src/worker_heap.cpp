@@ -1,18 +1,14 @@
 #include "worker_heap.h"
 
 #include <malloc.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <string>
 
+#include "memory_limit.h"
+
 namespace hk {
 namespace {
-
-uint64_t physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
-}
 
 // MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then only the share counts).
 uint64_t available_memory() {

@@ -31,6 +31,7 @@
 #include "backends/host/race_detector.h"
 #include "race_report.h"
 #include "host_profile.h"
+#include "memory_limit.h"
 
 namespace hk {
 namespace {
@@ -132,7 +133,7 @@ class HostBackend final : public Backend {
     info_.max_grid = profile_.max_grid;
     info_.shared_per_block = profile_.shared_per_block;
     info_.shared_per_block_optin = profile_.shared_per_block_optin;
-    info_.total_memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+    info_.total_memory = static_cast<int64_t>(physical_memory());
     info_.multiprocessors = threads_;
     info_.warp_size = profile_.warp_size;
   }
