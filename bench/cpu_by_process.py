@@ -78,8 +78,8 @@ def timeline(samples, kinds, step=1.0):
     rows = [f"{'second':>6s} {'busy':>5s}  " + "  ".join(f"{k[:14]:>14s}" for k in kinds)]
     prev_t, prev = 0.0, {}
     edge = step
-    for t, totals in samples:
-        if t < edge and (t, totals) != samples[-1]:
+    for n, (t, totals) in enumerate(samples):
+        if t < edge and n < len(samples) - 1:
             continue
         span = max(t - prev_t, 1e-9)
         cores = {k: (totals.get(k, 0.0) - prev.get(k, 0.0)) / span for k in kinds}

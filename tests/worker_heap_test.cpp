@@ -40,6 +40,13 @@ long faults_of_one_block() {
   return minor_faults() - before;
 }
 
+// Heap memory kept as a worker keeps it, with one block freed into it; the resident bytes then.
+uint64_t resident_with_one_block_kept() {
+  keep_freed_memory();
+  faults_of_one_block();
+  return resident_bytes();
+}
+
 TEST(WorkerHeap, TheNextCaseReusesWhatTheLastOneFreed) {
   EXPECT_EXIT(
       {
@@ -63,9 +70,7 @@ TEST(WorkerHeap, WithoutItTheBlockIsFaultedInAgain) {  // the test above can tel
 TEST(WorkerHeap, KeepsNoMoreThanItsShare) {
   EXPECT_EXIT(
       {
-        keep_freed_memory();
-        faults_of_one_block();
-        const uint64_t kept = resident_bytes();
+        const uint64_t kept = resident_with_one_block_kept();
         if (freed_memory_kept() < kBlock) std::_Exit(1);
         if (release_freed_memory_beyond(2 * kBlock, 0)) std::_Exit(2);  // within its share: kept
         if (resident_bytes() + kBlock / 2 < kept) std::_Exit(3);
@@ -79,9 +84,7 @@ TEST(WorkerHeap, KeepsNoMoreThanItsShare) {
 TEST(WorkerHeap, GivesItBackWhenTheMachineRunsShort) {
   EXPECT_EXIT(
       {
-        keep_freed_memory();
-        faults_of_one_block();
-        const uint64_t kept = resident_bytes();
+        const uint64_t kept = resident_with_one_block_kept();
         // No machine has this much available: the memory goes back although it is within its share.
         if (!release_freed_memory_beyond(uint64_t{1} << 50, uint64_t{1} << 60)) std::_Exit(1);
         std::_Exit(resident_bytes() + kBlock / 2 < kept ? 0 : 2);
