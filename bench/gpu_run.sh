@@ -144,6 +144,7 @@ for line in sys.stdin: print(f"{time.monotonic() - t0:6.1f} {line}", end="", flu
       CUDA_CACHE_DISABLE=1 python3 bench/cpu_by_process.py --out "$out/timeline/cpu.txt" --timeline "$out/timeline/busy.txt" -- \
         bash -c "build-gpu/hkcheck --all --no-repro --cache-dir $cache-timeline --out $out/timeline/all 2>&1 | python3 -c '$stamp'" >"$out/timeline/console.log" 2>&1
       cat "$out/timeline/cpu.txt"; tail -2 "$out/timeline/console.log"
+      python3 bench/where_time_goes.py "$out/timeline/all/test_results.json" 12 >"$out/timeline/where.txt"; grep -A12 "^CPU of" "$out/timeline/where.txt"
       ;;
     refs_ab)
       # Cold --all with this checkout's references and with the older ones in $HKCHECK_OLD_REFERENCES

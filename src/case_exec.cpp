@@ -37,6 +37,7 @@
 #include "kernel_params.h"
 #include "memory_limit.h"
 #include "parallel_for.h"
+#include "phase_clock.h"
 #include "race_verdict.h"
 #include "repeat_compare.h"
 #include "reference.h"
@@ -233,13 +234,14 @@ CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, con
 
 CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bool* sticky_fault, ReferenceCache* references,
                         DeviceInputs* device_inputs) {
-  const auto t_start = Clock::now();
+  const PhaseClock case_clock;
   *sticky_fault = false;
   CaseResult r = job_result(job);
   auto finish = [&](CaseResult res) {
     if (device_inputs)
       for (std::string& note : device_inputs->take_notes()) res.notes.push_back(std::move(note));
-    res.timings.wall_ms = ms_since(t_start);
+    res.timings.wall_ms = case_clock.wall_ms();
+    res.cpu.case_ms = case_clock.cpu_ms();
     return res;
   };
   const CasePlan& plan = job.plan;
@@ -272,7 +274,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   if (over_worker_memory(plan, dev, total_bytes, r)) return finish(r);
 
   // Inputs in their device bytes, exactly what the kernel will see; in double only once read.
-  const auto t_inputs = Clock::now();
+  const PhaseClock inputs_clock;
   ref::Context ctx = context_without_inputs(job);
   std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
   // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
@@ -286,7 +288,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     r.message = fmt::format("{}: {}", job.manifest, e.what());
     return finish(r);
   }
-  r.timings.inputs_ms = ms_since(t_inputs);
+  r.timings.inputs_ms = inputs_clock.wall_ms();
+  r.cpu.inputs_ms = inputs_clock.cpu_ms();
 
   // Compile (or fetch from the cache) and load.
   if (!job.gpu_only.empty() && be.device().backend == "host") {
@@ -384,12 +387,12 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
 
     // Outputs computed before for the same library, reference, plan and inputs are read back
     // before the launches: what the host must read of the inputs follows from it.
-    const auto t_ref_read = Clock::now();
+    const PhaseClock read_clock;
     std::map<std::string, const double*> armed;  // where each output's guard was laid
     for (const TensorPlan& t : plan.tensors)
       if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
     r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
-    const double reference_read_ms = ms_since(t_ref_read);
+    const double reference_read_ms = read_clock.wall_ms(), reference_read_cpu_ms = read_clock.cpu_ms();
     const std::vector<bool> host_reads = inputs_the_host_reads(plan, r.timings.reference_cached);
 
     const int launches = std::max(job.repeat, 1);
@@ -398,10 +401,10 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
     std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
     for (int launch = 1; launch <= launches; ++launch) {
-      const auto t_put = Clock::now();
+      const PhaseClock put_clock;
       for (size_t i = 0; i < plan.tensors.size(); ++i)
         put_tensor(be, job, i, ptrs[i], guards[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
-      if (launch == 1) r.timings.inputs_ms += ms_since(t_put);
+      if (launch == 1) r.timings.inputs_ms += put_clock.wall_ms(), r.cpu.inputs_ms += put_clock.cpu_ms();
       const auto t_kernel = Clock::now();
       try {
         be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
@@ -430,11 +433,12 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       }
     }
 
-    const auto t_decode = Clock::now();  // the inputs in double: all for the reference, else those the checks read
+    const PhaseClock decode_clock;  // the inputs in double: all for the reference, else those the checks read
     if (r.timings.reference_cached) decode_inputs(plan, initial, ctx, &host_reads);
     else decode_inputs(plan, initial, ctx);
-    r.timings.inputs_ms += ms_since(t_decode);
-    const auto t_ref = Clock::now();
+    r.timings.inputs_ms += decode_clock.wall_ms();
+    r.cpu.inputs_ms += decode_clock.cpu_ms();
+    const PhaseClock reference_clock;
     const std::vector<uint64_t> inputs_before = outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx);
     try {
       if (!r.timings.reference_cached) (*reference)(ctx);
@@ -447,7 +451,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", job.reference);
       return finish(r);
     }
-    r.timings.reference_ms = reference_read_ms + ms_since(t_ref);
+    r.timings.reference_ms = reference_read_ms + reference_clock.wall_ms();
+    r.cpu.reference_ms = reference_read_cpu_ms + reference_clock.cpu_ms();
     for (const TensorPlan& t : plan.tensors) {
       if (t.role != Role::out) continue;
       const std::string breach = reference_guard_breach(ctx.tensors[t.name].data, armed[t.name], static_cast<size_t>(t.numel));
@@ -457,9 +462,14 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
                               job.reference, t.name, t.numel, breach);
       return finish(r);
     }
-    if (!outputs_key.empty() && !r.timings.reference_cached) store_reference_outputs(*references, outputs_key, plan, ctx, inputs_before);
+    if (!outputs_key.empty() && !r.timings.reference_cached) {
+      const PhaseClock store_clock;
+      store_reference_outputs(*references, outputs_key, plan, ctx, inputs_before);
+      r.timings.reference_store_ms = store_clock.wall_ms();
+      r.cpu.reference_store_ms = store_clock.cpu_ms();
+    }
 
-    const auto t_compare = Clock::now();
+    const PhaseClock compare_clock;
     bool pass = true;
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
       const TensorPlan& t = plan.tensors[i];
@@ -479,7 +489,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       }
       pass &= r.outputs.back().pass;
     }
-    r.timings.compare_ms = ms_since(t_compare);
+    r.timings.compare_ms = compare_clock.wall_ms();
+    r.cpu.compare_ms = compare_clock.cpu_ms();
     for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));
     for (const RepeatDiff& d : r.repeat_diffs)
       r.notes.push_back(fmt::format("{}: {} element(s) differ between launch 1 and launch {} on the same inputs", d.tensor, d.elements, d.launch));

@@ -196,7 +196,14 @@ void to_json(json& j, const CaseResult& r) {
          {"inputs", r.timings.inputs_ms},
          {"compare", r.timings.compare_ms},
          {"worker_start", r.timings.worker_start_ms},
+         {"reference_store", r.timings.reference_store_ms},
          {"wall", r.timings.wall_ms}}},
+       {"cpu_ms",
+        {{"inputs", r.cpu.inputs_ms},
+         {"reference", r.cpu.reference_ms},
+         {"reference_store", r.cpu.reference_store_ms},
+         {"compare", r.cpu.compare_ms},
+         {"case", r.cpu.case_ms}}},
        {"notes", r.notes},
        {"repro", r.repro.empty() ? json(nullptr) : json(r.repro)},
        {"sanitizer", r.sanitizer ? sanitizer_json(*r.sanitizer) : json(nullptr)}};
@@ -247,7 +254,11 @@ void from_json(const json& j, CaseResult& r) {
   r.launch = j.value("launch", json::object());
   const json& t = j.at("timings_ms");
   r.timings = {t.at("compile"), t.at("kernel"), t.at("reference"), t.at("wall"), t.at("compile_cached"), t.value("inputs", 0.0),
-               t.value("compare", 0.0), t.value("worker_start", 0.0), t.value("reference_cached", false)};
+               t.value("compare", 0.0), t.value("worker_start", 0.0), t.value("reference_cached", false),
+               t.value("reference_store", 0.0)};
+  const json cpu = j.value("cpu_ms", json::object());  // absent from results written before it was measured
+  r.cpu = {cpu.value("inputs", 0.0), cpu.value("reference", 0.0), cpu.value("reference_store", 0.0), cpu.value("compare", 0.0),
+           cpu.value("case", 0.0)};
   r.notes = j.value("notes", std::vector<std::string>{});
   r.launches = j.value("launches", 0);
   r.guards.clear();

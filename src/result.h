@@ -62,6 +62,14 @@ struct Timings {
   double compare_ms = 0;  // comparing the outputs with the reference's (and dequantization checks)
   double worker_start_ms = 0;  // starting a worker (process and device context) for this case; 0 in a reused one
   bool reference_cached = false;  // the reference's outputs were read from the cache (reference_cache.h), not computed
+  double reference_store_ms = 0;  // writing the reference's outputs into the cache
+};
+
+// CPU milliseconds of the worker process over the parts of Timings of the same names (phase_clock.h):
+// all its threads, so a part on several cores costs more CPU than wall. 0 where a part did not run.
+struct CaseCpu {
+  double inputs_ms = 0, reference_ms = 0, reference_store_ms = 0, compare_ms = 0;
+  double case_ms = 0;  // the whole case in the worker, compiles and launches included
 };
 
 // --time: the kernel timed on the case's inputs after two warm-up launches (kernel_timing.h).
@@ -101,6 +109,7 @@ struct CaseResult {
   std::optional<LimitExceeded> limit;
   nlohmann::json launch;  // grid, block, shared bytes
   Timings timings;
+  CaseCpu cpu;
   std::vector<std::string> notes;
   std::vector<GuardViolation> guards;  // empty when no guard was touched
   int launches = 0;                    // how many times the kernel ran (--repeat / "repeat")

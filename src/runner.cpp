@@ -207,6 +207,7 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
   in_worker.message = leak_note(leak);
   in_worker.leak = std::move(leak);
   in_worker.timings.wall_ms += alone.timings.wall_ms;
+  in_worker.cpu.case_ms += alone.cpu.case_ms;
   return in_worker;
 }
 

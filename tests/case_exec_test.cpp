@@ -8,6 +8,7 @@
 #include "file_util.h"
 
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -267,6 +268,23 @@ TEST_F(CaseExec, AReferenceWritingPastItsOutputIsAnErrorOfTheReference) {
   EXPECT_EQ(r.status, Status::ERROR);
   EXPECT_NE(r.message.find("reference 'known_bad_writes_past_output' wrote past its output 'out'"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("3 value(s) written past its end, the first 0 past it"), std::string::npos) << r.message;
+}
+
+// The kernel's CPU (here the simulated kernel runs on the host) is the case's, and no part's:
+// each part's CPU is measured over that part alone.
+TEST_F(CaseExec, EachPartsCpuIsItsOwn) {
+  be.kernels["spin"] = [](float* out, const float* x, int n, int) {
+    timespec ts{};
+    auto cpu_ms = [&] { return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts), ts.tv_sec * 1e3 + ts.tv_nsec / 1e6; };
+    for (const double until = cpu_ms() + 80; cpu_ms() < until;) {
+    }
+    copy(out, x, n, 0);
+  };
+  const CaseResult r = run(kernel("spin"));
+  ASSERT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_GE(r.cpu.case_ms, 80);
+  EXPECT_LT(r.cpu.inputs_ms + r.cpu.reference_ms + r.cpu.compare_ms, r.cpu.case_ms - 60);
+  EXPECT_GT(r.cpu.inputs_ms, 0) << "the inputs were generated on this process's CPU";
 }
 
 TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
