@@ -439,7 +439,9 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     r.timings.inputs_ms += decode_clock.wall_ms();
     r.cpu.inputs_ms += decode_clock.cpu_ms();
     const PhaseClock reference_clock;
-    const std::vector<uint64_t> inputs_before = outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx);
+    const std::vector<bool> checked_inputs = inputs_read_by_checks(plan);
+    const std::vector<uint64_t> inputs_before =
+        outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx, checked_inputs);
     try {
       if (!r.timings.reference_cached) (*reference)(ctx);
     } catch (const std::exception& e) {
@@ -464,7 +466,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     }
     if (!outputs_key.empty() && !r.timings.reference_cached) {
       const PhaseClock store_clock;
-      store_reference_outputs(*references, outputs_key, plan, ctx, inputs_before);
+      store_reference_outputs(*references, outputs_key, plan, ctx, checked_inputs, inputs_before);
       r.timings.reference_store_ms = store_clock.wall_ms();
       r.cpu.reference_store_ms = store_clock.cpu_ms();
     }

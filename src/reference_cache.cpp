@@ -337,10 +337,11 @@ bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const
   return true;
 }
 
-std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx) {
+std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx, const std::vector<bool>& checked) {
   std::vector<uint64_t> d;
-  for (const TensorPlan& t : plan.tensors) {
-    if (t.role != Role::in) continue;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorPlan& t = plan.tensors[i];
+    if (t.role != Role::in || i >= checked.size() || !checked[i]) continue;
     const std::vector<double>& v = ctx.tensors.at(t.name).data;
     d.push_back(block_hash(v.data(), v.size() * sizeof(double)));
   }
@@ -348,8 +349,8 @@ std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx
 }
 
 void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
-                             const std::vector<uint64_t>& before) {
-  if (input_digest(plan, ctx) != before) return;  // the reference changed an input: reading back could not
+                             const std::vector<bool>& checked, const std::vector<uint64_t>& before) {
+  if (input_digest(plan, ctx, checked) != before) return;  // the reference changed an input a check reads: reading back could not
   std::vector<const ref::Tensor*> outputs;
   for (const TensorPlan& t : plan.tensors) {
     if (t.role == Role::in) continue;

@@ -105,13 +105,17 @@ class ReferenceCache {
 bool fill_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, ref::Context& ctx,
                             std::vector<std::string>* notes);
 
-// Hashes of the inputs' values, taken before the reference runs: a reference that changes an
-// input (which the checks may read) is not cached, since reading it back would not change it.
-std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx);
+// Hashes of the values of the in tensors `checked` marks (by tensor index: those a check reads
+// after the reference, inputs_read_by_checks), taken before the reference runs. A reference that
+// changes one of them is not cached: reading its outputs back would leave that input as it was,
+// and the check would see other values than when it was computed. Any other input may change:
+// the outputs are what the reference computes again from the same inputs, and nothing else reads
+// it. So a case with no such check hashes nothing (its inputs may be gigabytes of doubles).
+std::vector<uint64_t> input_digest(const CasePlan& plan, const ref::Context& ctx, const std::vector<bool>& checked);
 
-// Stores what the reference left (outputs of the planned sizes only, inputs unchanged since
-// `before`).
+// Stores what the reference left (outputs of the planned sizes only; the `checked` inputs
+// unchanged since `before`).
 void store_reference_outputs(ReferenceCache& cache, const std::string& key, const CasePlan& plan, const ref::Context& ctx,
-                             const std::vector<uint64_t>& before);
+                             const std::vector<bool>& checked, const std::vector<uint64_t>& before);
 
 }  // namespace hk

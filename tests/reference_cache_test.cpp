@@ -278,6 +278,34 @@ TEST(BlockHash, SameValueWhateverTheThreadCountAndEveryByteCounts) {
 
 // Outputs of several hash blocks are read straight into the case's own vectors (the guard behind
 // them stays armed); a damaged block is found, and the outputs go back to their armed state.
+// What a reference left is stored unless it changed an input that a check reads after it: such a
+// check would see the changed values when the reference ran and the first ones when its outputs
+// are read back. An input nothing else reads may change; it is not even hashed.
+TEST(ReferenceOutputsCache, OnlyAChangedInputThatAChecksReadsKeepsTheOutputsOut) {
+  test::TempDir dir;
+  ReferenceCache cache(dir.path(), uint64_t{1} << 30);
+  const CaseJob job = base_job();
+  auto stored_after = [&](const std::string& key, const std::vector<bool>& checked, bool change_x) {
+    ref::Context ctx;
+    ctx.tensors["x"] = ref::Tensor{"x", "f16", {2, 2}, {1, 2, 3, 4}};
+    ctx.tensors["y"] = ref::Tensor{"y", "f16", {2, 2}, {5, 6, 7, 8}};
+    const std::vector<uint64_t> before = input_digest(job.plan, ctx, checked);
+    if (change_x) ctx.tensors["x"].data[3] = -4;  // the reference scribbles on its input
+    store_reference_outputs(cache, key, job.plan, ctx, checked, before);
+    std::string note;
+    const auto back = cache.read(key, OutputCounts{{"y", 4}}, &note);
+    return back && back->at(0).data == std::vector<double>{5, 6, 7, 8};
+  };
+  EXPECT_TRUE(stored_after("00000000000000a1", {false, false}, false));
+  EXPECT_TRUE(stored_after("00000000000000a2", {true, false}, false));
+  EXPECT_FALSE(stored_after("00000000000000a3", {true, false}, true)) << "a check reads x, and the reference changed it";
+  EXPECT_TRUE(stored_after("00000000000000a4", {false, false}, true)) << "nothing reads x after the reference";
+  ref::Context ctx;
+  ctx.tensors["x"] = ref::Tensor{"x", "f16", {2, 2}, {1, 2, 3, 4}};
+  EXPECT_TRUE(input_digest(job.plan, ctx, {false, false}).empty()) << "an input no check reads is not hashed";
+  EXPECT_EQ(input_digest(job.plan, ctx, {true, false}).size(), 1u);
+}
+
 TEST(ReferenceOutputsCache, BigOutputsAreReadIntoTheCasesVectors) {
   test::TempDir dir;
   ReferenceCache cache(dir.path(), uint64_t{1} << 30);
