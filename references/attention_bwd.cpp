@@ -36,15 +36,19 @@ void attention_fwd(Context& ctx) {
   double* out = ctx.tensor("out").data.data();
   double* lse = ctx.tensor("lse").data.data();
   const hk::ref::Tensor &kt = ctx.tensor("k"), &vt = ctx.tensor("v");
+  // All the query rows of a (batch, head) at once, with Eigen products (attend_rows): the
+  // backward kernels' large cases derive out and lse from here, and row by row it cost them more
+  // CPU than their own reference.
   ctx.parallel_for((int64_t)B * Hq, [&](int64_t task) {
     const int b = static_cast<int>(task / Hq), h = static_cast<int>(task % Hq);
     const attn_ref::Row k = attn_ref::contig(kt, (long long)b * Sk, Hkv, h / G, D);
     const attn_ref::Row v = attn_ref::contig(vt, (long long)b * Sk, Hkv, h / G, D);
+    attn_ref::RowSet rows;
     for (int i = 0; i < Sq; ++i) {
       const long long qi = (((long long)b * Sq + i) * Hq + h) * D;
-      attn_ref::attend(q + qi, D, 0, attn_ref::causal_hi(i, Sq, Sk, causal), k, v, scale, out + qi,
-                       lse + ((long long)b * Hq + h) * Sq + i);
+      rows.add(q + qi, out + qi, lse + ((long long)b * Hq + h) * Sq + i, attn_ref::causal_hi(i, Sq, Sk, causal));
     }
+    attn_ref::attend_rows(rows, D, k, v, scale);
   });
 }
 
