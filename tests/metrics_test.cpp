@@ -96,5 +96,34 @@ TEST(Metrics, IntegerPoisonIsUnwritten) {
   EXPECT_FALSE(m.pass);
 }
 
+// Every dtype: an element still holding the poison is unwritten, whether its poison reads as a
+// NaN (the float dtypes, whose other elements are not looked at again) or as a value (fp4, the
+// integers). The reference is a value the poison can never equal.
+TEST(Metrics, AnElementLeftAsPoisonIsUnwrittenInEveryDtype) {
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::fp8e4m3, DType::fp8e5m2, DType::i8, DType::u8, DType::i32,
+                  DType::i64, DType::u32, DType::u64, DType::fp4e2m1, DType::e8m0, DType::i16, DType::u16}) {
+    const auto t = out_tensor(d, {4}, {0, 0, 0});
+    const std::vector<double> ref = {1, 2, 1, 2};
+    std::vector<uint8_t> got = pack(d, ref);
+    write_poison(d, got.data() + (d == DType::fp4e2m1 ? 1 : 2 * dtype_size(d)));  // elements 2 (and 3 for fp4's pair)
+    const auto m = compare_output(t, got, ref);
+    EXPECT_GE(m.unwritten, 1) << dtype_name(d);
+    EXPECT_FALSE(m.pass) << dtype_name(d);
+  }
+}
+
+// A masked score the kernel wrote as the reference's -inf is exact: it passes, and adds nothing to
+// the error sums or the ulps.
+TEST(Metrics, EqualInfinitiesAreExact) {
+  const auto t = out_tensor(DType::f32, {4}, {0, 0, 0});
+  const std::vector<double> ref = {-INFINITY, 0.5, INFINITY, -INFINITY};
+  const auto m = compare_output(t, pack(DType::f32, ref), ref);
+  EXPECT_TRUE(m.pass);
+  EXPECT_EQ(m.mismatches, 0);
+  EXPECT_EQ(m.max_abs_diff, 0);
+  EXPECT_EQ(m.rel_l2, 0);
+  EXPECT_FALSE(compare_output(t, pack(DType::f32, {INFINITY, 0.5, INFINITY, -INFINITY}), ref).pass);
+}
+
 }  // namespace
 }  // namespace hk
