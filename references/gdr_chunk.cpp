@@ -119,7 +119,9 @@ HK_REFERENCE(gdr_recompute_w_u) {
       for (int64_t s = 0; s <= r; ++s) {
         const int64_t ts = (ch.bos + s) * H + h;
         const double a = Ai[tr * C + s] * beta[ts];
-        for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] += a * std::exp(gc[ts]) * k[ts * Dk + d];
+        // One exp per (r, s), not per element: the same product, a * exp(gc) first, then * k.
+        const double a_gate = a * std::exp(gc[ts]);
+        for (int64_t d = 0; d < Dk; ++d) w[tr * Dk + d] += a_gate * k[ts * Dk + d];
         for (int64_t d = 0; d < Dv; ++d) u[tr * Dv + d] += a * v[ts * Dv + d];
       }
     }
