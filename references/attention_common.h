@@ -80,7 +80,10 @@ inline void attend_rows(const RowSet& rs, int D, const Row& k, const Row& v, dou
   int m = 0;
   for (int h : rs.hi) m = std::max(m, h);
   hk::ref::RowMatrix K(m, D), V(m, D);
-  for (int j = 0; j < m; ++j) for (int d = 0; d < D; ++d) { K(j, d) = k(j)[d]; V(j, d) = v(j)[d]; }
+  for (int j = 0; j < m; ++j) {  // each row found once: a decode case copies thousands of rows for a query or two
+    const double *kr = k(j), *vr = v(j);
+    for (int d = 0; d < D; ++d) K(j, d) = kr[d], V(j, d) = vr[d];
+  }
   // Blocks of rows, each against the keys its rows see: a causal mask then skips the half of
   // the products it hides, and a block's scores stay in the cache.
   constexpr int kBlock = 256;
