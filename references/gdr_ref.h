@@ -98,18 +98,21 @@ inline void recurrence(Context& ctx, const Gate& gate_of, bool l2norm, double* u
       double g, beta;
       gate_of(th, h, g, beta);
       const double a = std::exp(g);
-      // Rows of S in the outer loop (contiguous, vectorized); each sum still adds i = 0, 1, ...
-      std::fill(kv.begin(), kv.end(), 0.0);
-      for (int64_t i = 0; i < Dk; ++i)
-        for (int64_t j = 0; j < Dv; ++j) kv[j] += S[i * Dv + j] * kt[i];
-      for (int64_t j = 0; j < Dv; ++j) u[j] = beta * (v[th * Dv + j] - a * kv[j]);
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t i = 0; i < Dk; ++i)
-        for (int64_t j = 0; j < Dv; ++j) {
-          double& s = S[i * Dv + j];
-          s = a * s + kt[i] * u[j];
-          acc[j] += s * qt[i];
-        }
+      // Rows of S in the outer loop, each a whole row at once as Eigen arrays (vectorized: GCC's
+      // -O2 leaves these runtime-length loops scalar). Every element gets the same IEEE
+      // operations in the same order as one at a time (Eigen fuses no multiply-add here), and
+      // each sum still adds i = 0, 1, ...
+      using Row = Eigen::Map<Eigen::ArrayXd>;
+      Row kv_row(kv.data(), Dv), u_row(u.data(), Dv), acc_row(acc.data(), Dv);
+      kv_row.setZero();
+      for (int64_t i = 0; i < Dk; ++i) kv_row += Row(&S[i * Dv], Dv) * kt[i];
+      u_row = beta * (Eigen::Map<const Eigen::ArrayXd>(&v[th * Dv], Dv) - a * kv_row);
+      acc_row.setZero();
+      for (int64_t i = 0; i < Dk; ++i) {
+        Row s(&S[i * Dv], Dv);
+        s = a * s + kt[i] * u_row;
+        acc_row += s * qt[i];
+      }
       for (int64_t j = 0; j < Dv; ++j) {
         o[th * Dv + j] = scale * acc[j];
         if (u_out) u_out[th * Dv + j] = u[j];
