@@ -21,21 +21,20 @@ void decode_split(Context& ctx) {
   const double* q = ctx.tensor("q").data.data();
   double* o = ctx.tensor("o_part").data.data();
   double* lse = ctx.tensor("lse_part").data.data();
-  for (int b = 0; b < B; ++b) {
+  const hk::ref::Tensor &kt = ctx.tensor("k"), &vt = ctx.tensor("v");
+  ctx.parallel_for((int64_t)B * Hq, [&](int64_t bh) {  // each (b, h) writes its own rows' splits
+    const int b = static_cast<int>(bh / Hq), h = static_cast<int>(bh % Hq);
     const int L = (int)lens[b], c = (L + NS - 1) / NS;
-    for (int h = 0; h < Hq; ++h) {
-      const Row k = contig(ctx.tensor("k"), (long long)b * max_seq, Hkv, h / G, D);
-      const Row v = contig(ctx.tensor("v"), (long long)b * max_seq, Hkv, h / G, D);
-      for (int i = 0; i < Sq; ++i) {
-        const long long row = ((long long)b * Sq + i) * Hq + h;
-        const int hi = causal_hi(i, Sq, L, true);
-        for (int s = 0; s < NS; ++s) {
-          const int j0 = std::min(s * c, L), j1 = std::min(std::min((s + 1) * c, L), hi);
-          attend(q + row * D, D, j0, j1, k, v, scale, o + (row * NS + s) * D, lse + row * NS + s);
-        }
+    const Row k = contig(kt, (long long)b * max_seq, Hkv, h / G, D), v = contig(vt, (long long)b * max_seq, Hkv, h / G, D);
+    for (int i = 0; i < Sq; ++i) {
+      const long long row = ((long long)b * Sq + i) * Hq + h;
+      const int hi = causal_hi(i, Sq, L, true);
+      for (int s = 0; s < NS; ++s) {
+        const int j0 = std::min(s * c, L), j1 = std::min(std::min((s + 1) * c, L), hi);
+        attend(q + row * D, D, j0, j1, k, v, scale, o + (row * NS + s) * D, lse + row * NS + s);
       }
     }
-  }
+  });
 }
 
 // flash_attn_fwd_decode_combine: out = sum_s w_s o_s / sum_s w_s, w_s = exp(lse_s - max lse).
@@ -70,12 +69,10 @@ void lean(Context& ctx, const std::function<Row(const char*, int, int)>& keys) {
   const auto& lens = ctx.tensor("seq_lens").data;
   const double* q = ctx.tensor("q").data.data();
   double* out = ctx.tensor("out").data.data();
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < Hq; ++h) {
-      const long long row = (long long)b * Hq + h;
-      attend(q + row * D, D, 0, (int)lens[b], keys("k", b, h / G), keys("v", b, h / G), scale,
-             out + row * D, nullptr);
-    }
+  ctx.parallel_for((int64_t)B * Hq, [&](int64_t row) {  // each (b, h) writes its own output row
+    const int b = static_cast<int>(row / Hq), h = static_cast<int>(row % Hq);
+    attend(q + row * D, D, 0, (int)lens[b], keys("k", b, h / G), keys("v", b, h / G), scale, out + row * D, nullptr);
+  });
   for (auto& c : ctx.tensor("counters").data) c = 0;  // the kernel leaves them as it found them
 }
 
@@ -114,13 +111,12 @@ void pod(Context& ctx) {
   const auto& lens = ctx.tensor("seq_lens_d").data;
   const double* qd = ctx.tensor("q_d").data.data();
   double* od = ctx.tensor("out_d").data.data();
-  for (int b = 0; b < Bd; ++b)
-    for (int h = 0; h < Hq; ++h) {
-      const Row k = contig(ctx.tensor("k_d"), (long long)b * max_seq, Hkv, h / G, D);
-      const Row v = contig(ctx.tensor("v_d"), (long long)b * max_seq, Hkv, h / G, D);
-      const long long off = ((long long)b * Hq + h) * D;
-      attend(qd + off, D, 0, (int)lens[b], k, v, scale, od + off, nullptr);
-    }
+  const hk::ref::Tensor &kd = ctx.tensor("k_d"), &vd = ctx.tensor("v_d");
+  ctx.parallel_for((int64_t)Bd * Hq, [&](int64_t row) {  // each (b, h) writes its own output row
+    const int b = static_cast<int>(row / Hq), h = static_cast<int>(row % Hq);
+    const Row k = contig(kd, (long long)b * max_seq, Hkv, h / G, D), v = contig(vd, (long long)b * max_seq, Hkv, h / G, D);
+    attend(qd + row * D, D, 0, (int)lens[b], k, v, scale, od + row * D, nullptr);
+  });
 }
 
 }  // namespace
