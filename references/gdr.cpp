@@ -35,7 +35,10 @@ HK_REFERENCE(gdr_sum_reduce) {
 HK_REFERENCE(gdr_convert) {
   const auto& x = data(ctx, "x");
   auto& out = data(ctx, "out");
-  for (size_t i = 0; i < x.size(); ++i) out[i] = ctx.round_to("out", x[i]);
+  if (x.empty()) return;
+  out[0] = ctx.round_to("out", x[0]);  // throws, once, for a missing tensor or rounding
+  const std::string& dtype = ctx.tensor("out").dtype;  // what round_to looks up for each element
+  gdr::each_element(ctx, x.size(), [&](size_t i) { out[i] = ctx.round_dtype(dtype, x[i]); });
 }
 
 HK_REFERENCE(gdr_l2_normalize) {
@@ -92,7 +95,7 @@ HK_REFERENCE(gdr_test_ops) {
   const auto& x = data(ctx, "x");
   auto& out = data(ctx, "out");
   const int64_t op = ctx.integer("op");
-  for (size_t i = 0; i < x.size(); ++i) {
+  gdr::each_element(ctx, x.size(), [&](size_t i) {
     const double v = x[i];
     switch (op) {
       case 0: out[i] = std::exp(v); break;
@@ -101,7 +104,7 @@ HK_REFERENCE(gdr_test_ops) {
       case 3: out[i] = v * gdr::sigmoid(v); break;
       default: out[i] = gdr::softplus(v); break;
     }
-  }
+  });
 }
 
 HK_REFERENCE(gdr_fused_gdn_gating) {
