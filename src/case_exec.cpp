@@ -309,8 +309,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   const auto t_compile = Clock::now();
   bool cached = false;
   std::string key;
-  const CaseCompile how = case_compile(job, source);
-  const CompileOutput compiled = cache.get(be, how.request, how.header_dirs, &cached, &key);
+  const CompileOutput compiled = cache.get(be, case_compile(job, source), &cached, &key);
   for (const std::string& repair : take_cache_repairs()) r.notes.push_back(repair);  // a damaged entry, prelude or header made again
   r.timings.compile_ms = ms_since(t_compile);
   r.timings.compile_cached = cached;

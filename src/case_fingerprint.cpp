@@ -1,35 +1,39 @@
 #include "case_fingerprint.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "case_job.h"
 #include "file_util.h"
 #include "fnv1a.h"
-#include "header_fingerprint.h"
+#include "include_closure.h"
+#include "runtime_references.h"
 
 namespace hk {
 namespace {
 
-// The hash of a file's content, read once per process (a run's files do not change under it, as
-// header_fingerprint also assumes). A file that cannot be read counts by that fact.
-std::string content_hash(const std::string& path) {
+// A source file and every header it reaches (include_closure.h), once per process for each id (a
+// run's files do not change under it). A file that cannot be read counts by that fact.
+std::string sources_key(const std::string& id, const std::string& path, const std::function<std::string(const std::string&)>& closure) {
   static std::mutex mutex;
   static std::map<std::string, std::string> known;
   const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto it = known.find(path); it != known.end()) return it->second;
+  if (const auto it = known.find(id); it != known.end()) return it->second;
   std::string text = "(none)";
   if (!path.empty()) {
     try {
-      text = read_file(path);
+      const std::string source = read_file(path);
+      text = source + "\n" + closure(source);
     } catch (const std::exception& e) {
       text = std::string("(unreadable: ") + e.what() + ")";
     }
   }
-  return known[path] = fmt::format("{:016x}", fnv1a(text));
+  return known[id] = fmt::format("{:016x}", fnv1a(text));
 }
 
 std::string expectations(const KernelSpec& k, const CaseSpec& c) {
@@ -41,7 +45,8 @@ std::string expectations(const KernelSpec& k, const CaseSpec& c) {
 
 }  // namespace
 
-std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t run_seed, int run_repeat, const std::string& reference_file) {
+std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t run_seed, int run_repeat, const std::string& reference_file,
+                             const std::string& project_root) {
   std::string text;
   try {
     nlohmann::json job = make_case_job(k, c, run_seed, run_repeat, "");
@@ -52,9 +57,15 @@ std::string case_fingerprint(const KernelSpec& k, const CaseSpec& c, uint64_t ru
   } catch (const PlanError& e) {
     text = std::string("plan error: ") + e.what();
   }
-  std::vector<std::string> header_dirs = k.include_dirs;
-  header_dirs.push_back(std::filesystem::absolute(k.source).parent_path().string());
-  text += "\n" + expectations(k, c) + "\n" + header_fingerprint(header_dirs) + "\n" + content_hash(k.source) + "\n" + content_hash(reference_file);
+  const RootRelative root(project_root);
+  // The kernel's headers as its compile searches for them.
+  const std::vector<std::string> options = kernel_compile_options({}, k.source, k.include_dirs, k.compile_options);
+  const std::string kernel = sources_key(fmt::format("{}\n{}", k.source, fmt::join(options, "\n")), k.source, [&](const std::string& text) {
+    return include_closure_key(text, k.source, include_search(options), root);
+  });
+  const std::string reference =
+      sources_key(reference_file, reference_file, [&](const std::string&) { return reference_includes_key(reference_file, "", root); });
+  text += "\n" + expectations(k, c) + "\n" + kernel + "\n" + reference;
   return fmt::format("{:016x}", fnv1a(text));
 }
 

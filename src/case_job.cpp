@@ -162,13 +162,10 @@ std::vector<std::string> kernel_compile_options(const std::vector<std::string>& 
   return out;
 }
 
-CaseCompile case_compile(const CaseJob& job, std::string source_text) {
-  CaseCompile c{CompileRequest{std::move(source_text), job.source,
-                               kernel_compile_options(define_options(job.plan), job.source, job.include_dirs, job.compile_options),
-                               job.file_entries},
-                job.include_dirs};
-  c.header_dirs.push_back(std::filesystem::absolute(job.source).parent_path().string());
-  return c;
+CompileRequest case_compile(const CaseJob& job, std::string source_text) {
+  return CompileRequest{std::move(source_text), job.source,
+                        kernel_compile_options(define_options(job.plan), job.source, job.include_dirs, job.compile_options),
+                        job.file_entries};
 }
 
 std::string plan_error_text(const KernelSpec& k, const PlanError& e) { return k.manifest + ": " + e.path + ": " + e.what(); }

@@ -39,14 +39,10 @@ std::vector<std::string> kernel_compile_options(const std::vector<std::string>& 
                                                 const std::vector<std::string>& include_dirs,
                                                 const std::vector<std::string>& manifest_options);
 
-// What a case's kernel file is compiled with (source_text: the file's contents), and the folders
-// whose headers are part of the compile's cache key. One definition for the worker that runs the
-// case and the compiles made ahead of it (compile_ahead.h), so that both reach the same key.
-struct CaseCompile {
-  CompileRequest request;
-  std::vector<std::string> header_dirs;
-};
-CaseCompile case_compile(const CaseJob& job, std::string source_text);
+// What a case's kernel file is compiled with (source_text: the file's contents). One definition
+// for the worker that runs the case and the compiles made ahead of it (compile_ahead.h), so that
+// both reach the same key.
+CompileRequest case_compile(const CaseJob& job, std::string source_text);
 
 // Plans case c of k; throws PlanError (naming the JSON path) when an expression cannot be evaluated.
 CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int run_repeat, const std::string& repro_dir);

@@ -63,10 +63,10 @@ std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const Ker
     } catch (const std::exception&) {
       continue;  // its worker reports the plan's error
     }
-    CaseCompile how = case_compile(job, "");  // the compile worker reads the file
+    CompileRequest how = case_compile(job, "");  // the compile worker reads the file
     // A configuration already asked for is not looked up again: an --all asks for 215 among 1910 cases.
     std::string id = job.source;
-    for (const auto* list : {&how.request.options, &how.request.entries})
+    for (const auto* list : {&how.options, &how.entries})
       for (const std::string& s : *list) id += "\n" + s;
     if (!seen.insert(id).second) continue;
     if (kept) {
@@ -76,10 +76,10 @@ std::vector<CompileJob> ahead_compile_jobs(const std::vector<std::pair<const Ker
       } catch (const std::exception&) {
         continue;  // its worker says why
       }
-      how.request.source = text->second;
-      if (kept->kept_for_run(device, how.request, how.header_dirs)) continue;
+      how.source = text->second;
+      if (kept->kept_for_run(device, how)) continue;
     }
-    CompileJob q{"", job.source, std::move(how.request.options), std::move(how.request.entries), std::move(how.header_dirs), device};
+    CompileJob q{"", job.source, std::move(how.options), std::move(how.entries), device};
     q.id = std::to_string(jobs.size());
     jobs.push_back(std::move(q));
   }

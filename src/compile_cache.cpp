@@ -11,7 +11,7 @@
 #include "compile_lock.h"
 #include "file_util.h"
 #include "fnv1a.h"
-#include "header_fingerprint.h"
+#include "include_closure.h"
 #include "kernel_file_compile.h"
 
 namespace hk {
@@ -82,38 +82,36 @@ std::string run_compile_key_head(const DeviceInfo& d) {
   return d.backend + "\n" + d.arch + "\n" + d.runtime_version + "\n" + std::to_string(d.warp_size) + "\n" + prelude_text(d.backend);
 }
 
-CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
-                                std::string* key_out) {
+CompileOutput CompileCache::get(Backend& be, const CompileRequest& q, bool* cached, std::string* key_out) {
   const DeviceInfo& d = be.device();
-  return *get_keyed(run_compile_key_head(d), d.backend, [&](const CompileRequest& r) { return be.compile(r); }, q, header_dirs, cached,
-                    key_out, true);
+  return *get_keyed(run_compile_key_head(d), d.backend, [&](const CompileRequest& r) { return be.compile(r); }, q, cached, key_out, true);
 }
 
 CompileOutput CompileCache::get(const std::string& compiler, const std::string& backend, const CompileFn& compile, const CompileRequest& q,
-                                const std::vector<std::string>& header_dirs, bool* cached) {
+                                bool* cached) {
   // Its own first line: a run's key names a device, whose compiles may differ from these.
-  return *get_keyed("compile-only\n" + backend + "\n" + compiler + "\n" + prelude_text(backend), backend, compile, q, header_dirs, cached,
-                    nullptr, true);
+  return *get_keyed("compile-only\n" + backend + "\n" + compiler + "\n" + prelude_text(backend), backend, compile, q, cached, nullptr,
+                    true);
 }
 
 std::optional<CompileOutput> CompileCache::get_ahead(const DeviceInfo& device, const CompileFn& compile, const CompileRequest& q,
-                                                     const std::vector<std::string>& header_dirs, bool* cached) {
-  return get_keyed(run_compile_key_head(device), device.backend, compile, q, header_dirs, cached, nullptr, false);
+                                                     bool* cached) {
+  return get_keyed(run_compile_key_head(device), device.backend, compile, q, cached, nullptr, false);
 }
 
-std::string CompileCache::key_of(const std::string& key_head, const CompileRequest& q, const std::vector<std::string>& header_dirs) const {
-  // Every path as the root sees it; the headers' and the source's contents themselves.
+std::string CompileCache::key_of(const std::string& key_head, const CompileRequest& q) const {
+  // Every path as the root sees it; the contents of the source and of every header it can reach.
   std::string key_text = key_head;
   for (const auto& o : q.options) key_text += root_.option(o) + "\n";
   for (const auto& e : q.entries) key_text += "entry " + e + "\n";
-  for (const auto& d : header_dirs) key_text += "headers " + root_.path(d) + "\n";
-  key_text += header_fingerprint(header_dirs) + "\n" + root_.path(q.source_name) + "\n" + q.source;
+  key_text += include_closure_key(q.source, q.source_name, include_search(q.options), root_) + "\n";
+  key_text += root_.path(q.source_name) + "\n" + q.source;
   return fmt::format("{:016x}", fnv1a(key_text));
 }
 
-bool CompileCache::kept_for_run(const DeviceInfo& device, const CompileRequest& q, const std::vector<std::string>& header_dirs) const {
+bool CompileCache::kept_for_run(const DeviceInfo& device, const CompileRequest& q) const {
   std::error_code ec;
-  return !dir_.empty() && std::filesystem::exists(dir_ + "/" + key_of(run_compile_key_head(device), q, header_dirs) + ".bin", ec);
+  return !dir_.empty() && std::filesystem::exists(dir_ + "/" + key_of(run_compile_key_head(device), q) + ".bin", ec);
 }
 
 std::optional<CompileOutput> CompileCache::read_kept(const std::string& file, const std::string& key, bool* there) {
@@ -130,9 +128,8 @@ std::optional<CompileOutput> CompileCache::read_kept(const std::string& file, co
 }
 
 std::optional<CompileOutput> CompileCache::get_keyed(const std::string& key_head, const std::string& backend, const CompileFn& compile,
-                                                     const CompileRequest& q, const std::vector<std::string>& header_dirs, bool* cached,
-                                                     std::string* key_out, bool wait_for_others) {
-  const std::string key = key_of(key_head, q, header_dirs);
+                                                     const CompileRequest& q, bool* cached, std::string* key_out, bool wait_for_others) {
+  const std::string key = key_of(key_head, q);
   if (key_out) *key_out = key;
   *cached = true;
   if (const auto it = memory_.find(key); it != memory_.end()) return it->second;

@@ -42,7 +42,6 @@ struct CompileItem {
   std::string source;  // the kernel's file for the target's vendor (source_for)
   int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
   std::string not_for_vendor;  // set when the kernel has no file for the target's vendor: SKIP, nothing compiled
-  std::vector<std::string> header_dirs;  // the source's folder and the manifest's include_dirs (the cache key's headers)
 };
 
 // The configurations of k for one target: the distinct defines its cases produce there.
@@ -50,7 +49,7 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
   const CompileTarget target = compile_only_target(arch);
   if (!serves_vendor(k, target.vendor)) {
     if (k.cases.empty()) return {};
-    CompileItem skip{&k, &k.cases.front(), {}, {}, {}, arch, "", "", 0, 0, not_for_vendor_message(k, target), {}};
+    CompileItem skip{&k, &k.cases.front(), {}, {}, {}, arch, "", "", 0, 0, not_for_vendor_message(k, target)};
     for (const CaseSpec& c : k.cases) skip.cases.push_back(c.name);
     return {skip};
   }
@@ -71,7 +70,7 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
       error = plan_error_text(k, e);
     }
     const auto [it, fresh] = configs.emplace(defines, items.size());
-    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, "", {}});
+    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, ""});
     CompileItem& item = items[it->second];
     item.cases.push_back(c.name);
     item.max_block_threads = std::max(item.max_block_threads, threads);
@@ -80,8 +79,6 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
   // The target's vendor's file, with its own folder on the include path.
   for (CompileItem& item : items) {
     item.options = kernel_compile_options(item.defines, item.source, tk.include_dirs, tk.compile_options);
-    item.header_dirs = tk.include_dirs;
-    item.header_dirs.push_back(std::filesystem::absolute(item.source).parent_path().string());
   }
   return items;
 }
@@ -205,7 +202,7 @@ class CompilerProcess {
   // crashed or timed out.
   std::optional<CompileAnswer> ask(const CompileItem& item, const std::vector<std::string>& entries, CaseResult& r) {
     if (!proc_ && !start(r)) return std::nullopt;
-    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, item.header_dirs, std::nullopt};
+    const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, std::nullopt};
     proc_->write_line(json(job).dump());
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
     std::string line;

@@ -60,7 +60,7 @@ CompileAnswer compile_for_run(const CompileJob& job, const CompileWorkerOptions&
   }
   const auto t0 = std::chrono::steady_clock::now();
   const CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
-  const auto c = cache.get_ahead(device, [&](const CompileRequest& r) { return compiler.compile(r); }, q, job.header_dirs, &res.cached);
+  const auto c = cache.get_ahead(device, [&](const CompileRequest& r) { return compiler.compile(r); }, q, &res.cached);
   res.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   res.left_to_another = !c;
   if (c) {
@@ -107,8 +107,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       const auto t0 = std::chrono::steady_clock::now();
       CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
       if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
-      CompileOutput c = cache.get(compiler_name, opt.backend, [&](const CompileRequest& r) { return compiler->compile(r); }, q, job.header_dirs,
-                                  &res.cached);
+      CompileOutput c = cache.get(compiler_name, opt.backend, [&](const CompileRequest& r) { return compiler->compile(r); }, q, &res.cached);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)
         for (const auto& [name, symbol] : c.symbols) res.resources_by_entry[name] = read_resources(opt.backend, c, symbol);

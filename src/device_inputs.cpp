@@ -62,7 +62,7 @@ bool DeviceInputs::ready() {
   if (!device_inputs_allowed()) return false;
   bool cached = false;
   std::string key;
-  const CompileOutput out = cache_.get(be_, input_generator_request(backend), {}, &cached, &key);
+  const CompileOutput out = cache_.get(be_, input_generator_request(backend), &cached, &key);
   if (!out.ok) {
     turn_off("the input generator did not compile: " + first_line(out.log));
     return false;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <map>
-#include <mutex>
 
 #include "file_util.h"
 #include "fnv1a.h"
@@ -21,7 +19,7 @@ bool header_like(const fs::path& p) {
 
 }  // namespace
 
-std::string fingerprint_folder(const std::string& dir) {
+std::vector<fs::path> header_files(const std::string& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end; it.increment(ec)) {
@@ -29,6 +27,11 @@ std::string fingerprint_folder(const std::string& dir) {
     if (it->is_regular_file(type_ec) && header_like(it->path())) files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string fingerprint_folder(const std::string& dir) {
+  const std::vector<fs::path> files = header_files(dir);
   // Names relative to the folder: the same headers in another clone of the project hash the same.
   std::string text;
   size_t bytes = 0;
@@ -48,19 +51,6 @@ std::string fingerprint_folder(const std::string& dir) {
     text += fmt::format("{} {}\n", e ? 0 : size, e ? 0 : static_cast<long long>(t.time_since_epoch().count()));
   }
   return fmt::format("{:016x}", fnv1a(text));
-}
-
-std::string header_fingerprint(const std::vector<std::string>& dirs) {
-  static std::mutex m;
-  static std::map<std::string, std::string> known;
-  std::string all;
-  for (const std::string& d : dirs) {
-    std::lock_guard<std::mutex> lock(m);
-    auto it = known.find(d);
-    if (it == known.end()) it = known.emplace(d, fingerprint_folder(d)).first;
-    all += it->second;
-  }
-  return all;
 }
 
 }  // namespace hk

@@ -1,20 +1,20 @@
-// What a kernel's headers are now, in one hash: a compiled kernel is cached under it, so that an
-// edited header beside the kernel or in a manifest's include folder is compiled again instead of
-// serving the old binary.
+// What a folder's headers are now, in one hash: a reference library is built under the hash of
+// the reference runtime's folder, and a compile whose includes cannot all be followed
+// (include_closure.h) reads every header of its search folders.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace hk {
 
-// Hash of the names (relative to their folder) and contents of the header-like files (.h .hpp
-// .cuh .hip .inc .inl .cu) under each folder, recursively: where the folder lies does not count.
-// Beyond kMaxFingerprintFiles files or bytes in all, the rest count by name, size and
-// modification time only. Remembered per folder for the life of the process.
-std::string header_fingerprint(const std::vector<std::string>& dirs);
+// The header-like files (.h .hpp .hh .cuh .hip .inc .inl .cu .cpp .cc) under dir, recursively, sorted.
+std::vector<std::filesystem::path> header_files(const std::string& dir);
 
-// The hash of one folder as it is now (header_fingerprint remembers these).
+// Hash of the names (relative to the folder) and contents of header_files(dir): where the folder
+// lies does not count. Beyond kMaxFingerprintFiles files or bytes, the rest count by name, size
+// and modification time only.
 std::string fingerprint_folder(const std::string& dir);
 
 inline constexpr size_t kMaxFingerprintFiles = 4096;

@@ -18,6 +18,7 @@
 #include "fnv1a.h"
 #include "header_being_made.h"
 #include "header_fingerprint.h"
+#include "include_closure.h"
 #include "root_relative.h"
 #include "runtime_references.h"
 
@@ -159,6 +160,17 @@ BuildSetting build_setting(const ReferenceBuildOptions& opt) {
   b.context = context_object(b.builtin, b.folder, b.root);
   return b;
 }
+}  // namespace
+
+std::string reference_includes_key(const std::string& file, const std::string& runtime_dir, const RootRelative& root) {
+  const std::string own_dir = fs::path(file).parent_path().string();
+  IncludeSearch search;
+  search.dirs = {own_dir, runtime_dir.empty() ? builtin_references_dir() : runtime_dir};
+  return include_closure_key(read_file(file, "reference source"), file, search, root);
+}
+
+namespace {
+
 
 LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
   const std::string &builtin = b.builtin, &folder = b.folder;
@@ -170,7 +182,7 @@ LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
   p.argv.insert(p.argv.end(), {"-shared", "-I" + own_dir, "-I" + builtin, "-isystem", eigen_include(), file, p.context.path});
   // The context object's name is the hash of its own inputs, so argv covers it.
   std::string key = compiler().version + "\n" + eigen_include() + "\n" + read_file(file, "reference source") + "\n" +
-                    fingerprint_folder(own_dir) + "\n" + fingerprint_folder(builtin) + "\n" + command_key(p.argv, b.root);
+                    reference_includes_key(file, builtin, b.root) + "\n" + fingerprint_folder(builtin) + "\n" + command_key(p.argv, b.root);
   p.path = fmt::format("{}/{}-{:016x}.so", folder, fs::path(file).stem().string(), fnv1a(key));
   return p;
 }

@@ -328,7 +328,7 @@ class Run {
 
   std::string fingerprint(const KernelSpec& k, const CaseSpec& c) const {
     const auto ref = sel_.references.file_of.find(k.reference);
-    return case_fingerprint(k, c, s_.seed, s_.repeat, ref == sel_.references.file_of.end() ? "" : ref->second);
+    return case_fingerprint(k, c, s_.seed, s_.repeat, ref == sel_.references.file_of.end() ? "" : ref->second, absolute_project_folder(sel_));
   }
 
   int finish() {

@@ -12,6 +12,7 @@
 
 #include "backends/host/bounded_command.h"
 #include "reference.h"
+#include "root_relative.h"
 
 namespace hk {
 
@@ -38,6 +39,12 @@ std::string builtin_references_dir();
 // Whether folder holds a reference runtime (reference.h and reference_context.cpp): the
 // references/ of an hkcheck checkout, or of a copy of one.
 bool holds_reference_runtime(const std::string& folder);
+
+// Every header reference file can reach (include_closure.h), searched as its library's build
+// searches: its own folder, then runtime_dir ("": builtin_references_dir()). Part of the
+// library's key and of --resume's case fingerprints, so that a header the reference includes from
+// anywhere (../kernels/x.h, a folder of its own) builds the library again when it changes.
+std::string reference_includes_key(const std::string& file, const std::string& runtime_dir, const RootRelative& root);
 
 struct ReferenceBuildOptions {
   std::string cache_dir;    // libraries go to cache_dir/references/ ("": a temporary folder)

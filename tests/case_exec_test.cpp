@@ -5,6 +5,7 @@
 #include "cache_seal.h"
 #include "output_check.h"
 #include "header_fingerprint.h"
+#include "include_closure.h"
 #include "file_util.h"
 
 #include <cstring>
@@ -293,18 +294,17 @@ TEST_F(CaseExec, MissingEntryNamesTheSymbol) {
   EXPECT_NE(r.message.find("no_such_kernel"), std::string::npos);
 }
 
-// A header beside the kernel is part of what was compiled: the same source with another
-// version of its header is another cache entry (a worker computes the headers' hash once).
+// A header on the include path is part of what was compiled: the same source with another
+// version of its header is another cache entry.
 TEST(CompileCacheFile, TheHeadersContentsArePartOfTheKey) {
   test::TempDir cache, v2, v3;
   v2.write("common.cuh", "#define SCALE 2\n");
   v3.write("common.cuh", "#define SCALE 3\n");
   SimBackend be;
-  const CompileRequest q{"#include \"common.cuh\"", "k.cu", {}, {"k"}};
   bool cached = true;
   std::string key2, key3;
-  CompileCache{cache.path()}.get(be, q, {v2.path()}, &cached, &key2);
-  CompileCache{cache.path()}.get(be, q, {v3.path()}, &cached, &key3);
+  CompileCache{cache.path()}.get(be, CompileRequest{"#include \"common.cuh\"", "k.cu", {"-I" + v2.path()}, {"k"}}, &cached, &key2);
+  CompileCache{cache.path()}.get(be, CompileRequest{"#include \"common.cuh\"", "k.cu", {"-I" + v3.path()}, {"k"}}, &cached, &key3);
   EXPECT_FALSE(cached) << "another header, another compile";
   EXPECT_NE(key2, key3);
 }
@@ -334,18 +334,18 @@ TEST(CompileCacheFile, ATornEntryIsCompiledAgain) {
   bool cached = true;
   std::string key;
   const CompileRequest q{"src", "k.cu", {"-DX=1"}, {"k"}};
-  CompileCache{dir.path()}.get(be, q, {}, &cached, &key);
+  CompileCache{dir.path()}.get(be, q, &cached, &key);
   EXPECT_FALSE(cached);
   const std::string file = dir.path() + "/" + key + ".bin";
   ASSERT_TRUE(std::filesystem::exists(file));
-  EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
+  EXPECT_EQ(CompileCache{dir.path()}.get(be, q, &cached).binary, "sim");
   EXPECT_TRUE(cached) << "a whole entry is reused";
 
   const std::string whole = read_file(dir.path() + "/" + key + ".bin", "cache entry");
   take_cache_repairs();
   for (const std::string& torn : {whole.substr(0, whole.size() - 1), whole + "x", std::string("sim"), std::string()}) {
     dir.write(key + ".bin", torn);
-    EXPECT_EQ(CompileCache{dir.path()}.get(be, q, {}, &cached).binary, "sim");
+    EXPECT_EQ(CompileCache{dir.path()}.get(be, q, &cached).binary, "sim");
     EXPECT_FALSE(cached) << "a torn or old-format entry must be compiled again";
     EXPECT_EQ(take_cache_repairs().size(), 1u) << "and the case's results say so";
     EXPECT_EQ(read_file(dir.path() + "/" + key + ".bin", "cache entry"), whole) << "and rewritten whole";
@@ -359,31 +359,36 @@ TEST(CompileCacheFile, AnEntrySwappedInFromAnotherKeyIsCompiledAgain) {
   bool cached = true;
   std::string key_a, key_b;
   const CompileRequest a{"src a", "a.cu", {}, {"k"}}, b{"src b", "b.cu", {}, {"k"}};
-  CompileCache{dir.path()}.get(be, a, {}, &cached, &key_a);
-  CompileCache{dir.path()}.get(be, b, {}, &cached, &key_b);
+  CompileCache{dir.path()}.get(be, a, &cached, &key_a);
+  CompileCache{dir.path()}.get(be, b, &cached, &key_b);
   ASSERT_NE(key_a, key_b);
   std::filesystem::copy_file(dir.path() + "/" + key_b + ".bin", dir.path() + "/" + key_a + ".bin",
                              std::filesystem::copy_options::overwrite_existing);
-  CompileCache{dir.path()}.get(be, a, {}, &cached);
+  CompileCache{dir.path()}.get(be, a, &cached);
   EXPECT_FALSE(cached) << "b's entry under a's name must be compiled again";
-  CompileCache{dir.path()}.get(be, a, {}, &cached);
+  CompileCache{dir.path()}.get(be, a, &cached);
   EXPECT_TRUE(cached) << "and a's own entry written back";
 }
 
-// A header beside the kernel is part of what was compiled: editing it compiles again.
-TEST(CompileCacheFile, AnEditedHeaderIsCompiledAgain) {
-  test::TempDir cache, headers;
-  headers.write("common.cuh", "#define SCALE 2\n");
+// A header the source reaches through "../", outside every include folder, is part of what was
+// compiled: editing it compiles again (the stale PASS of sage_attention with a broken
+// attention/online_softmax.h).
+TEST(CompileCacheFile, AHeaderReachedThroughParentFolderIsInTheKey) {
+  test::TempDir cache, project;
+  project.write("attention/online_softmax.h", "#define SCALE 2\n");
+  project.write("paged/k.cu", "#include \"../attention/online_softmax.h\"\n");
   SimBackend be;
-  const CompileRequest q{"#include \"common.cuh\"", "k.cu", {}, {"k"}};
+  const CompileRequest q{read_file(project.path() + "/paged/k.cu", "k"), project.path() + "/paged/k.cu", {"-I" + project.path() + "/paged"}, {"k"}};
   bool cached = true;
   std::string before, after;
-  CompileCache{cache.path()}.get(be, q, {headers.path()}, &cached, &before);
+  CompileCache{cache.path()}.get(be, q, &cached, &before);
   EXPECT_FALSE(cached);
-  headers.write("common.cuh", "#define SCALE 3\n");
-  // The fingerprint of a folder is kept for the life of a process: a new worker sees the edit.
-  EXPECT_EQ(header_fingerprint({headers.path()}), header_fingerprint({headers.path()}));
-  (void)after;
+  CompileCache{cache.path()}.get(be, q, &cached, &after);
+  EXPECT_TRUE(cached) << "nothing changed";
+  project.write("attention/online_softmax.h", "#define SCALE 0.5\n");
+  CompileCache{cache.path()}.get(be, q, &cached, &after);
+  EXPECT_FALSE(cached) << "the header it reaches through ../ changed";
+  EXPECT_NE(before, after);
 }
 
 }  // namespace

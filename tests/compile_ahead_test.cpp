@@ -50,9 +50,9 @@ struct SharedCache : ::testing::Test {
 
 TEST_F(SharedCache, ASecondProcessWaitsForTheCompileOfItsKeyAndReadsIt) {
   bool first_cached = true, second_cached = false;
-  std::thread first([&] { CompileCache(cache.path()).get("compiler", "sim", slow, q, {}, &first_cached); });
+  std::thread first([&] { CompileCache(cache.path()).get("compiler", "sim", slow, q, &first_cached); });
   std::this_thread::sleep_for(100ms);  // the first now holds the key
-  const CompileOutput out = CompileCache(cache.path()).get("compiler", "sim", slow, q, {}, &second_cached);
+  const CompileOutput out = CompileCache(cache.path()).get("compiler", "sim", slow, q, &second_cached);
   first.join();
   EXPECT_EQ(compiles, 1) << "two caches on one folder compiled the same key twice";
   EXPECT_FALSE(first_cached);
@@ -64,13 +64,13 @@ TEST_F(SharedCache, ASecondProcessWaitsForTheCompileOfItsKeyAndReadsIt) {
 
 TEST_F(SharedCache, ACompileAheadLeavesAKeyBeingCompiledToWhoeverHoldsIt) {
   bool cached = false;
-  std::thread first([&] { CompileCache(cache.path()).get_ahead(device(), slow, q, {}, &cached); });
+  std::thread first([&] { CompileCache(cache.path()).get_ahead(device(), slow, q, &cached); });
   std::this_thread::sleep_for(100ms);
-  const auto busy = CompileCache(cache.path()).get_ahead(device(), slow, q, {}, &cached);
+  const auto busy = CompileCache(cache.path()).get_ahead(device(), slow, q, &cached);
   first.join();
   EXPECT_FALSE(busy.has_value());
   EXPECT_EQ(compiles, 1);
-  const auto after = CompileCache(cache.path()).get_ahead(device(), slow, q, {}, &cached);
+  const auto after = CompileCache(cache.path()).get_ahead(device(), slow, q, &cached);
   ASSERT_TRUE(after.has_value());
   EXPECT_TRUE(cached) << "the first compile's entry is read back";
 }

@@ -45,7 +45,7 @@ struct TwoClones : ::testing::Test {
   CompileOutput get(const test::TempDir& clone) {
     const std::string kernels = clone.path() + "/kernels";
     const CompileRequest q{"#include \"common.cuh\"\n", kernels + "/k.cu", {"-DN=4", "-I" + kernels}, {"k"}};
-    return CompileCache(cache.path(), clone.path()).get("compiler", "sim", compile, q, {kernels}, &cached);
+    return CompileCache(cache.path(), clone.path()).get("compiler", "sim", compile, q, &cached);
   }
 };
 

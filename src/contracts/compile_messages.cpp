@@ -9,7 +9,7 @@ namespace hk {
 using nlohmann::json;
 
 void to_json(json& j, const CompileJob& c) {
-  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}, {"header_dirs", c.header_dirs}};
+  j = {{"id", c.id}, {"source", c.source}, {"options", c.options}, {"entries", c.entries}};
   if (c.run_device) j["run_device"] = *c.run_device;
 }
 
@@ -18,7 +18,6 @@ void from_json(const json& j, CompileJob& c) {
   read_field(j, "source", c.source);
   read_field(j, "options", c.options);
   read_field(j, "entries", c.entries);
-  read_field(j, "header_dirs", c.header_dirs);
   if (const auto it = j.find("run_device"); it != j.end() && !it->is_null()) read_field(j, "run_device", c.run_device.emplace());
 }
 

@@ -20,7 +20,6 @@ struct CompileJob {
   std::string source;  // the kernel file's path
   std::vector<std::string> options;
   std::vector<std::string> entries;  // every entry the file is compiled with
-  std::vector<std::string> header_dirs;  // folders whose headers the file may include: part of the cache key
   // Set for a compile made ahead of a run's workers on this device (compile_ahead.h): it is kept
   // under their key, as their backend compiles it, and the answer says only whether it was made.
   std::optional<DeviceInfo> run_device;
