@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "allowed_options.h"
 #include "compile_attribution.h"
 #include "device_part.h"
 #include "device_part_headers.h"
@@ -95,6 +96,9 @@ CompileOutput compile_kernels_apart(const std::function<CompileOutput(const Comp
 
 CompileOutput compile_kernel_file(const std::function<CompileOutput(const CompileRequest&)>& compile, const CompileRequest& request,
                                   const std::string& backend) {
+  // hkcheck may run as root: an option that runs, loads or writes what it names never reaches a
+  // compiler, nor the device-part parse below (allowed_options.h).
+  if (const auto refused = refused_option(request.options, backend)) return CompileOutput{false, "", "hkcheck: " + refused->message, {}, {}};
   const bool hip = parse_as_hip(backend, request.source_name);
   // Mangled symbols go to the compiler as the name expressions that instantiate them.
   CompileRequest named = request;

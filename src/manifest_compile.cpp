@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "allowed_options.h"
 #include "case_plan.h"
 #include "compile_target.h"
 #include "manifest_read.h"
@@ -79,6 +80,8 @@ std::vector<std::string> read_options(const json& a, const std::string& path, co
     out.push_back(token);
   }
   if (pending) fail(fmt::format("{}/{}", path, a.size() - 1), fmt::format("{} needs an argument: the next string", pending->name));
+  // Refused before any compiler sees it; each compile checks again against its own compiler.
+  if (const auto refused = refused_option(out, "")) fail(fmt::format("{}/{}", path, refused->index), refused->message);
   return out;
 }
 

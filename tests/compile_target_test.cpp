@@ -141,11 +141,11 @@ TEST_F(ManifestTargets, BadSectionsNameTheFileAndField) {
 // An option and its argument as two strings; a path is resolved against the manifest's folder.
 TEST_F(ManifestTargets, OptionsWithSeparateArguments) {
   json k = kernel();
-  k["options"] = {"-isystem", "inc", "-include", "pre.h", "-include", "cuda_fp16.h", "-Xclang", "-fno-x", "-I", "/usr/include", "-mllvm", "v"};
+  k["options"] = {"-isystem", "inc", "-include", "pre.h", "-include", "cuda_fp16.h", "-Xclang", "-fno-x", "-I", "/usr/include", "-mllvm", "-amdgpu-early-inline-all=true"};
   const KernelSpec spec = one(k);
   const std::string here = fs::absolute(dir.path()).lexically_normal().string();
   EXPECT_EQ(spec.compile_options, (Strings{"-isystem", here + "/inc", "-include", here + "/pre.h", "-include", "cuda_fp16.h", "-Xclang",
-                                           "-fno-x", "-I", "/usr/include", "-mllvm", "v"}));
+                                           "-fno-x", "-I", "/usr/include", "-mllvm", "-amdgpu-early-inline-all=true"}));
   k["options"] = json::parse(R"({"gfx942": ["-isystem", "inc/"]})");
   EXPECT_EQ(for_target(one(k), kMi325x).compile_options, (Strings{"-isystem", here + "/inc"}));
 }
@@ -163,6 +163,20 @@ TEST_F(ManifestTargets, AStrayArgumentIsAnError) {
   EXPECT_NE(error_of(k).find("/kernels/0/options/hip/1: 'x' is not a compiler option"), std::string::npos) << error_of(k);
   k["options"] = {"-O2", ""};
   EXPECT_NE(error_of(k).find("/kernels/0/options/1: expected a non-empty string"), std::string::npos) << error_of(k);
+}
+
+// An option that would run, load or write what it names is refused at the manifest, naming its
+// place (hkcheck may run as root: -B runs the project's own `as`, -MF writes anywhere).
+TEST_F(ManifestTargets, AnOptionOutsideTheAllowListIsAnError) {
+  json k = kernel();
+  for (const Strings& bad : {Strings{"-O2", "-B/tmp/evil/"}, Strings{"-O2", "-MD"}, Strings{"-O2", "-MF/tmp/x.d"}, Strings{"-O2", "-Wp,-MD,/tmp/x"},
+                             Strings{"-O2", "-Wl,-rpath,/x"}, Strings{"-O2", "-fplugin=/x.so"}, Strings{"-O2", "-save-temps"},
+                             Strings{"-O2", "-fdump-tree-all"}, Strings{"-O2", "-specs=/x"}, Strings{"-O2", "-o"}}) {
+    k["options"] = bad;
+    EXPECT_NE(error_of(k).find("/kernels/0/options/1: compiler option '" + bad[1] + "' is not allowed"), std::string::npos) << error_of(k);
+  }
+  k["options"] = json::parse(R"({"hiprtc": ["-Xclang", "-load", "-Xclang", "x.so"]})");
+  EXPECT_NE(error_of(k).find("/kernels/0/options/hiprtc/1: compiler option '-Xclang -load' is not allowed"), std::string::npos) << error_of(k);
 }
 
 // A kernel with a file of one vendor is for that vendor only; "source": "k.cu" stays for both.
