@@ -19,6 +19,7 @@
 #include "header_being_made.h"
 #include "header_fingerprint.h"
 #include "include_closure.h"
+#include "private_folder.h"
 #include "root_relative.h"
 #include "runtime_references.h"
 
@@ -156,10 +157,14 @@ struct BuildSetting {
 BuildSetting build_setting(const ReferenceBuildOptions& opt) {
   BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {}, opt.time_limit_s,
                  RootRelative(opt.project_root)};
-  fs::create_directories(b.folder);
+  // A library found there is loaded and run: the folder must be this user's alone. The temporary
+  // one's name is known to every user of the machine, so a link there is refused too.
+  ensure_private_folder(b.folder, opt.cache_dir.empty() ? "the temporary reference-library folder" : "the reference-library cache",
+                        !opt.cache_dir.empty());
   b.context = context_object(b.builtin, b.folder, b.root);
   return b;
 }
+
 }  // namespace
 
 std::string reference_includes_key(const std::string& file, const std::string& runtime_dir, const RootRelative& root) {
@@ -170,7 +175,6 @@ std::string reference_includes_key(const std::string& file, const std::string& r
 }
 
 namespace {
-
 
 LibraryPlan plan_library(const std::string& file, const BuildSetting& b) {
   const std::string &builtin = b.builtin, &folder = b.folder;

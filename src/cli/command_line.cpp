@@ -12,6 +12,7 @@
 #include "host_profile.h"
 #include "manifest.h"
 #include "project.h"
+#include "private_folder.h"
 #include "reference_cache.h"
 #include "run_environment.h"
 #include "status.h"
@@ -327,6 +328,20 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   if (const auto problem = cross_check(s)) {
     fmt::print(stderr, "hkcheck: {}\n", *problem);
     return kExitUsage;
+  }
+  // Compiled code is read back from the cache and run: it must be this user's alone. One that
+  // cannot be made (a read-only home) only costs time: the run goes on without it.
+  if (!s.cache_dir.empty() && (s.mode == ModeName::run || s.mode == ModeName::compile_only || s.mode == ModeName::mutate)) {
+    try {
+      ensure_private_folder(s.cache_dir, "--cache-dir");
+    } catch (const UntrustedFolder& e) {
+      fmt::print(stderr, "hkcheck: {}\n", e.what());
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hkcheck: warning: {}: the run goes on without a cache (--no-cache)\n", e.what());
+      s.cache_dir.clear();
+      s.host.cache_dir.clear();
+    }
   }
   if (s.host.races && s.backend == "auto") s.backend = "host";  // the only backend that has the detector
   return std::nullopt;
