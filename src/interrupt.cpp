@@ -71,8 +71,8 @@ void install_interrupt_handlers() {
   sa.sa_sigaction = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_SIGINFO;  // the sender, to tell a worker's signal from the user's; no SA_RESTART: a blocking wait returns and sees the request
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // SIGHUP too: a closed terminal or ssh session ends the run as SIGTERM does, results written.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 int interrupt_signal() { return g_signal; }
@@ -97,6 +97,7 @@ void request_interrupt(int sig) { g_signal = sig; }
 std::string signal_label(int sig) {
   if (sig == SIGINT) return "SIGINT";
   if (sig == SIGTERM) return "SIGTERM";
+  if (sig == SIGHUP) return "SIGHUP";
   return "signal " + std::to_string(sig);
 }
 

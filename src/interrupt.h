@@ -1,4 +1,4 @@
-// SIGINT and SIGTERM in the parent: the first asks the run to stop (the case in progress is
+// SIGINT, SIGTERM and SIGHUP in the parent: the first asks the run to stop (the case in progress is
 // killed, the rest are NOT_RUN, the reports are written); a second one kills every running
 // worker's process group and exits at once. Workers also die with the parent (PDEATHSIG).
 #pragma once

@@ -8,6 +8,7 @@
 #include "merge_command.h"
 #include "mutate/mutate_command.h"
 #include "run_command.h"
+#include "standard_streams.h"
 #include "worker.h"
 
 namespace {
@@ -51,6 +52,7 @@ constexpr SharedMode kShared[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_standard_streams_writable();
   if (argc > 1)
     for (const OwnCommandLineMode& m : kOwnCommandLine)
       if (std::string(argv[1]) == m.word) return m.main(argc - 1, argv + 1);

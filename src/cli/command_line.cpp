@@ -32,7 +32,7 @@ std::string description() {
          verdicts +
          "\nExit code: 0 nothing failed (skips and XFAIL allowed), 1 a case did not pass, 2 usage or manifest error,\n"
          "3 nothing was checked (every case skipped or none selected; --diff: no case in common),\n"
-         "130 / 143 interrupted by SIGINT / SIGTERM (the reports are written; --resume finishes the run).";
+         "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the reports are written; --resume finishes the run).";
 }
 
 CLI::Validator timeout_check() {
