@@ -1,6 +1,7 @@
 #include "subprocess.h"
 
 #include "process_tree.h"
+#include "worker_environment.h"
 
 #include <algorithm>
 
@@ -34,21 +35,6 @@ void make_pipe(int fds[2]) {
 }
 }  // namespace
 
-namespace {
-// This process's environment with the overrides in place of (or beside) its own entries.
-std::vector<std::string> child_environment(const std::vector<std::string>& overrides) {
-  std::vector<std::string> env;
-  auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry(*e);
-    const bool replaced = std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) { return name_of(o) == name_of(entry); });
-    if (!replaced) env.push_back(entry);
-  }
-  env.insert(env.end(), overrides.begin(), overrides.end());
-  return env;
-}
-}  // namespace
-
 Subprocess::Subprocess(const std::vector<std::string>& argv, int protocol_fd, const std::vector<std::string>& env) {
   int in[2], proto[2], out[2];
   make_pipe(in);
@@ -72,11 +58,11 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, int protocol_fd, co
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::vector<std::string> child_env = child_environment(env);
+  const std::vector<std::string> child_env = worker_environment(environ, env);  // never all of hkcheck's (worker_environment.h)
   std::vector<char*> envp;
   for (const auto& e : child_env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const int rc = posix_spawn(&pid_, argv[0].c_str(), &fa, &attr, args.data(), env.empty() ? environ : envp.data());
+  const int rc = posix_spawn(&pid_, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   ::close(in[0]);

@@ -1,7 +1,7 @@
 // Speaks the worker protocol (src/worker.h) like `hkcheck --worker`, but what it does with a
 // case depends on the kernel's name: ok, segv, abort, hang, early_exit, garbage; slow* passes
 // after 0.3 s (a run long enough to interrupt); fail* fails and writes a file into the repro
-// folder it is given. With FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
+// folder it is given. With HKCHECK_FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
 // can check that none outlives the run. --backend cuda makes it claim the CUDA backend.
 // leak* passes the first case of its kernel in a process and fails the later ones, like a kernel
 // whose device state outlives a launch. forge prints a well-formed result without the request's
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--protocol-fd") fd = std::atoi(argv[i + 1]);
     if (std::string(argv[i]) == "--backend") mode = argv[i + 1];
   }
-  if (const char* dir = std::getenv("FAKE_WORKER_PID_DIR")) std::ofstream(std::string(dir) + "/" + std::to_string(getpid())) << getpid();
+  if (const char* dir = std::getenv("HKCHECK_FAKE_WORKER_PID_DIR")) std::ofstream(std::string(dir) + "/" + std::to_string(getpid())) << getpid();
   FILE* out = fdopen(fd, "w");
   auto send = [&](const json& j) {
     std::fprintf(out, "%s\n", j.dump().c_str());
@@ -127,14 +127,14 @@ int main(int argc, char** argv) {
     if (kernel == "escape") {  // leaves a process behind that left the worker's process group
       if (fork() == 0) {
         setsid();
-        if (const char* f = std::getenv("FAKE_WORKER_ESCAPE_FILE")) {
+        if (const char* f = std::getenv("HKCHECK_FAKE_WORKER_ESCAPE_FILE")) {
           std::ofstream(std::string(f) + ".tmp") << getpid();
           std::rename((std::string(f) + ".tmp").c_str(), f);  // whole, or not there
         }
         std::this_thread::sleep_for(std::chrono::hours(1));
         _exit(0);
       }
-      const char* f = std::getenv("FAKE_WORKER_ESCAPE_FILE");
+      const char* f = std::getenv("HKCHECK_FAKE_WORKER_ESCAPE_FILE");
       for (int i = 0; f && i < 200 && !std::filesystem::exists(f); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (kernel == "close_protocol") {  // closes its protocol descriptor and carries on

@@ -54,9 +54,9 @@ struct Interrupt : ::testing::Test {
     out = dir.path() + "/out";
     pids = dir.path() + "/pids";
     fs::create_directories(pids);
-    setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+    setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
   }
-  void TearDown() override { unsetenv("FAKE_WORKER_PID_DIR"); }
+  void TearDown() override { unsetenv("HKCHECK_FAKE_WORKER_PID_DIR"); }
 
   std::vector<std::string> hkcheck(std::vector<std::string> args) const {
     std::vector<std::string> argv = {HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache"};

@@ -28,9 +28,9 @@ struct Resume : ::testing::Test {
     out = dir.path() + "/out";
     pids = dir.path() + "/pids";
     fs::create_directories(pids);
-    setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+    setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
   }
-  void TearDown() override { unsetenv("FAKE_WORKER_PID_DIR"); }
+  void TearDown() override { unsetenv("HKCHECK_FAKE_WORKER_PID_DIR"); }
 
   void write_manifest(const std::vector<int>& sizes, const std::string& init = "normal") {
     const json kernel = {{"name", "ok_kernel"}, {"source", "k.cu"}, {"entry", "k"}, {"reference", "relu"},

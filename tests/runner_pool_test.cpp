@@ -39,9 +39,9 @@ struct Pool {
     const fs::path pids = fs::temp_directory_path() / ("hk_pool_pids_" + std::to_string(::getpid()));
     fs::remove_all(pids);
     fs::create_directories(pids);
-    setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+    setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
     run_without_counting(opt);
-    unsetenv("FAKE_WORKER_PID_DIR");
+    unsetenv("HKCHECK_FAKE_WORKER_PID_DIR");
     workers_started = static_cast<size_t>(std::distance(fs::directory_iterator(pids), fs::directory_iterator()));
     fs::remove_all(pids);
   }
@@ -173,12 +173,12 @@ TEST(RunnerPool, JobsRunWorkersSideBySide) {
 TEST(RunnerPool, AProcessAKernelLeavesBehindEndsWithTheRun) {
   test::TempDir dir;
   const std::string escape_file = dir.path() + "/escaped";
-  setenv("FAKE_WORKER_ESCAPE_FILE", escape_file.c_str(), 1);
+  setenv("HKCHECK_FAKE_WORKER_ESCAPE_FILE", escape_file.c_str(), 1);
   Pool p;
   p.add("escape");
   p.add("ok_a");
   p.run(options());
-  unsetenv("FAKE_WORKER_ESCAPE_FILE");
+  unsetenv("HKCHECK_FAKE_WORKER_ESCAPE_FILE");
   const std::string pid_text = test::slurp(escape_file);
   ASSERT_FALSE(pid_text.empty()) << "the fake kernel did not leave its process";
   EXPECT_TRUE(test::process_gone(std::stoi(pid_text))) << "a process a kernel started outlived the run";
@@ -300,7 +300,7 @@ TEST(RunnerPool, ThePrestartedWorkersAnswerTheProbeAndRunTheCases) {
   const fs::path pids = fs::temp_directory_path() / ("hk_prestart_pids_" + std::to_string(::getpid()));
   fs::remove_all(pids);
   fs::create_directories(pids);
-  setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
   std::vector<KernelSpec> kernels(4);
   std::vector<CaseTask> tasks;
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -315,7 +315,7 @@ TEST(RunnerPool, ThePrestartedWorkersAnswerTheProbeAndRunTheCases) {
     ASSERT_TRUE(r.probe(&why).has_value()) << why;
     r.run_all(tasks, [&](size_t, CaseResult res) { passed += res.status == Status::PASS; });
   }
-  unsetenv("FAKE_WORKER_PID_DIR");
+  unsetenv("HKCHECK_FAKE_WORKER_PID_DIR");
   const auto started = std::distance(fs::directory_iterator(pids), fs::directory_iterator());
   fs::remove_all(pids);
   EXPECT_EQ(passed, 4);
@@ -328,14 +328,14 @@ TEST(RunnerPool, NoMoreWorkersStartAheadThanAsked) {
   const fs::path pids = fs::temp_directory_path() / ("hk_prestart_one_" + std::to_string(::getpid()));
   fs::remove_all(pids);
   fs::create_directories(pids);
-  setenv("FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
   {
     Runner r(options(5, Isolation::worker, 8));
     r.start_workers(1);
     std::string why;
     ASSERT_TRUE(r.probe(&why).has_value()) << why;
   }
-  unsetenv("FAKE_WORKER_PID_DIR");
+  unsetenv("HKCHECK_FAKE_WORKER_PID_DIR");
   const auto started = std::distance(fs::directory_iterator(pids), fs::directory_iterator());
   fs::remove_all(pids);
   EXPECT_EQ(started, 1);
