@@ -40,6 +40,7 @@
 #include "phase_clock.h"
 #include "race_verdict.h"
 #include "repeat_compare.h"
+#include "case_phase.h"
 #include "reference.h"
 #include "reference_inputs.h"
 #include "runtime_references.h"
@@ -399,6 +400,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
     std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
     std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
+    enter_case_phase(kPhaseKernel);
     for (int launch = 1; launch <= launches; ++launch) {
       const PhaseClock put_clock;
       for (size_t i = 0; i < plan.tensors.size(); ++i)
@@ -442,7 +444,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const std::vector<uint64_t> inputs_before =
         outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx, checked_inputs);
     try {
-      if (!r.timings.reference_cached) (*reference)(ctx);
+      if (!r.timings.reference_cached) {
+        enter_case_phase(kPhaseReference);
+        (*reference)(ctx);
+        enter_case_phase(kPhaseChecks);
+      }
     } catch (const std::exception& e) {
       r.status = Status::ERROR;
       r.message = fmt::format("reference '{}' failed: {}", job.reference, e.what());

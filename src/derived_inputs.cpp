@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "case_phase.h"
 #include "dtype.h"
 #include "fnv1a.h"
 #include "reference_cache.h"
@@ -105,7 +106,9 @@ void run_one(const CaseJob& job, std::vector<std::vector<uint8_t>>& packed, cons
   std::map<std::string, const double*> armed;
   for (auto& [name, t] : ctx.tensors) armed[name] = t.data.data();
   try {
+    enter_case_phase(kPhaseReference);
     (*load_reference(job.reference_library, reference))(ctx);
+    enter_case_phase(kPhaseInputs);
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: the reference run failed: {}", who, e.what()));
   }

@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include "case_phase.h"
 #include "device_inputs.h"
 #include "reference_cache.h"
 
@@ -102,7 +103,7 @@ int run_worker(const WorkerOptions& opt) {
     }
     if (req.exit) break;
     // The id is echoed, so that the parent takes only the answer to its request.
-    CaseAnswer answer{{"result", req.id}, req.kernel, req.case_name, CaseResult{}};
+    CaseAnswer answer{{"result", req.id}, req.kernel, req.case_name, CaseResult{}, ""};
     if (!req.job) {
       answer.result->kernel = req.kernel;
       answer.result->case_name = req.case_name;
@@ -110,9 +111,11 @@ int run_worker(const WorkerOptions& opt) {
       chan.send(answer);
       continue;
     }
-    chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt});
+    chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt, ""});
+    set_case_phase_sink([&](const std::string& phase) { chan.send(CaseAnswer{{"phase", req.id}, req.kernel, req.case_name, std::nullopt, phase}); });
     bool sticky = false;
     answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr, &device_inputs);
+    set_case_phase_sink(nullptr);
     chan.send(answer);
     if (sticky) return end_below(kStickyExit);
     release_freed_memory_when_short();

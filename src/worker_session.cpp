@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/prctl.h>
 
+#include "case_phase.h"
 #include "contracts/worker_protocol.h"
 #include "interrupt.h"
 #include "memory_limit.h"
@@ -107,6 +108,17 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
     r.status = Status::CRASH;
     r.message = with_output("the worker closed its protocol descriptor without reporting (did the kernel close descriptor 3?); it was killed", w);
   }
+}
+
+// A case lost while its worker ran the reference (case_phase.h) is an ERROR of the reference: the
+// kernel's output was taken and not judged, and the kernel may be right.
+void blame_the_reference(CaseResult& r, const std::string& reference) {
+  if (r.status != Status::CRASH && r.status != Status::TIMEOUT) return;
+  const char* what = r.status == Status::TIMEOUT ? "did not finish" : "crashed";
+  r.status = Status::ERROR;
+  r.message = fmt::format("the reference '{}' {}, so the kernel's output was not judged (an error of the reference, not a verdict on "
+                          "the kernel): {}",
+                          reference, what, r.message);
 }
 
 // A worker whose processes held more memory than --memory-limit allows.
@@ -220,6 +232,7 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
     const auto deadline = after(timeout_s);
     int ignored = 0;
     size_t ignored_bytes = 0;
+    std::string phase = kPhaseInputs;
     for (;;) {
       std::string line;
       bool stopped = false;
@@ -227,12 +240,14 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       const auto rd = read_or_stop(*worker_, line, deadline, &stopped, launch_.memory_limit, &held);
       if (held > 0) {
         fill_memory_case(r, *worker_, held, launch_.memory_limit);
+        if (phase == kPhaseReference) blame_the_reference(r, job.reference);
         note_ignored(r, ignored);
         discard();
         return finish(r);
       }
       if (rd != Subprocess::Read::line) {
         fill_lost_case(r, *worker_, rd, stopped, timeout_s);
+        if (phase == kPhaseReference) blame_the_reference(r, job.reference);
         note_ignored(r, ignored);
         discard();
         return finish(r);
@@ -252,7 +267,10 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
         continue;
       }
       const CaseAnswer answer = msg.get<CaseAnswer>();
-      if (!answer.result) continue;  // "started"
+      if (!answer.result) {  // "started", or the part of the case it runs now
+        if (answer.header.type == "phase") phase = answer.phase;
+        continue;
+      }
       r = *answer.result;
       if (r.kernel != job.kernel || r.case_name != job.case_name)
         throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));

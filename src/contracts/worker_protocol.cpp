@@ -74,7 +74,7 @@ void from_json(const json& j, CaseRequest& r) {
 }
 
 void from_json(const json& j, AnswerHeader& h) {
-  expect_type(j, {"started", "result"});
+  expect_type(j, {"started", "phase", "result"});
   read_field(j, "type", h.type);
   read_field(j, "id", h.id);
 }
@@ -82,6 +82,7 @@ void from_json(const json& j, AnswerHeader& h) {
 void to_json(json& j, const CaseAnswer& a) {
   j = {{"type", a.header.type}, {"id", a.header.id}, {"kernel", a.kernel}, {"case", a.case_name}};
   if (a.result) j["result"] = *a.result;
+  if (a.header.type == "phase") j["phase"] = a.phase;
 }
 
 void from_json(const json& j, CaseAnswer& a) {
@@ -90,6 +91,7 @@ void from_json(const json& j, CaseAnswer& a) {
   read_field(j, "kernel", a.kernel);
   read_field(j, "case", a.case_name);
   if (a.header.type == "result") read_field(j, "result", a.result.emplace());
+  if (a.header.type == "phase") read_field(j, "phase", a.phase);
 }
 
 }  // namespace hk

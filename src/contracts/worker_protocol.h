@@ -6,6 +6,7 @@
 //   parent -> case worker:    CaseRequest  {"type":"run","id":I,"kernel":K,"case":C,"job":{...CaseJob...}}
 //                                          or {"type":"exit"}
 //   case worker -> parent:    CaseAnswer   {"type":"started","id":I,"kernel":K,"case":C}
+//                                          {"type":"phase",...,"phase":"kernel"|"reference"|"checks"} (case_phase.h)
 //                                          then {"type":"result","id":I,"kernel":K,"case":C,"result":{...CaseResult...}}
 //   parent -> compile worker: CompileJob, compile worker -> parent: CompileAnswer (compile_messages.h)
 // The parent takes only answers carrying its request's id (AnswerHeader is read first), and a
@@ -24,7 +25,7 @@
 namespace hk {
 
 // Bumped whenever a message of either worker changes shape or meaning.
-constexpr int kWorkerProtocolVersion = 2;  // 2: a compile answer attributes its errors to every entry
+constexpr int kWorkerProtocolVersion = 3;  // 3: a case worker says which part of the case it runs
 
 struct WorkerHello {
   int protocol = kWorkerProtocolVersion;  // 0 when the hello names none (a worker older than versions)
@@ -47,7 +48,7 @@ struct CaseRequest {
 // What identifies an answer, read before the rest of it: a line of a kernel's printf, or one
 // left from an earlier request, has not the request's id and is ignored unread.
 struct AnswerHeader {
-  std::string type;  // "started" or "result"
+  std::string type;  // "started", "phase" or "result"
   std::string id;
 };
 
@@ -55,6 +56,7 @@ struct CaseAnswer {
   AnswerHeader header;
   std::string kernel, case_name;
   std::optional<CaseResult> result;  // for "result"
+  std::string phase;                 // for "phase": case_phase.h
 };
 
 void to_json(nlohmann::json& j, const WorkerHello& h);
