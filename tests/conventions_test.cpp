@@ -206,6 +206,22 @@ TEST(OptionDefaults, CommandLineThenEnvironmentThenFileThenBuiltIn) {
   EXPECT_EQ(with_seeds.seeds, "0..2");
 }
 
+// A project's file travels with the project (a pull request can change it): where hkcheck writes,
+// the cache it runs code from and the compiler it loads stay the command line's.
+TEST(OptionDefaults, TheProjectFileCannotChooseWhereHkcheckWrites) {
+  test::TempDir dir, elsewhere;
+  dir.write("manifests/m.json", "{}");
+  dir.write(kConfigFileName, R"({"defaults": {"jobs": 3, "out": ")" + elsewhere.path() + R"(/results", "junit": "/tmp/x.xml",
+                                 "cache-dir": "/tmp/planted", "hiprtc-root": "/tmp/evil", "save-mutants": "/tmp/m"}})");
+  Settings s;
+  ASSERT_FALSE(parse_with_defaults({"--root", dir.path()}, s).has_value()) << "the run goes on";
+  EXPECT_EQ(s.jobs, 3) << "the file's other defaults still apply";
+  EXPECT_EQ(s.report.out_dir.find(elsewhere.path()), std::string::npos) << s.report.out_dir;
+  EXPECT_EQ(s.report.junit_path, "");
+  EXPECT_NE(s.cache_dir, "/tmp/planted");
+  EXPECT_NE(s.hiprtc_root, "/tmp/evil");
+}
+
 TEST(OptionDefaults, ABadFileOrValueIsAUsageErrorNamingIt) {
   test::TempDir dir;
   dir.write("manifests/m.json", "{}");

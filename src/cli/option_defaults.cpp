@@ -44,6 +44,16 @@ bool excluded_by(const std::string& option, const std::set<std::string>& set) {
   return false;
 }
 
+// Options only the command line (or the user's own environment) may set: where hkcheck writes,
+// the cache whose code it runs, and the compiler it loads. A project's hkcheck.json comes with
+// the project (a pull request can change it): it must not send a CI machine's results, cache or
+// compiler elsewhere.
+constexpr const char* kCommandLineOnly[] = {"out", "junit", "cache-dir", "hiprtc-root", "save-mutants"};
+
+bool command_line_only(const std::string& key) {
+  return std::find(std::begin(kCommandLineOnly), std::end(kCommandLineOnly), key) != std::end(kCommandLineOnly);
+}
+
 }  // namespace
 
 const std::vector<std::string>& environment_options() {
@@ -85,6 +95,11 @@ std::optional<std::vector<std::string>> default_arguments(const std::set<std::st
     if (!is_option(option)) {
       *err = fmt::format("{}: /defaults/{}: not an option of hkcheck (the keys are long option names without the dashes)", config_file, key);
       return std::nullopt;
+    }
+    if (command_line_only(key)) {  // said and left out: the run goes on with the command line's value
+      fmt::print(stderr, "hkcheck: warning: {}: /defaults/{} is ignored: only the command line chooses where hkcheck writes, which "
+                 "cache it trusts and which compiler it loads (give --{} there)\n", config_file, key, key);
+      continue;
     }
     if (set_here.count(option) || excluded_by(option, set_here)) continue;
     if (!append_default_value(option, value, out)) {
