@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A repeatable robustness audit of hkcheck: malformed manifests, signals, misbehaving kernels, reports.
 
-    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|caches|run_record|all] [--count N] [--seed S]
+    python3 tests/audit/audit.py [--part manifests|signals|kernels|reports|verdicts|caches|run_record|limits|environment|all] [--count N] [--seed S]
 
 Standard library only. Runs build/hkcheck with the host backend (no GPU needed), under
 `nice -n 10` and `--jobs 1`. Scratch output goes to --work (default /tmp/audit); a variant or run
@@ -1147,7 +1147,7 @@ def snapshot_binary(path, work):
 
 
 # The parts, in the order "all" runs them; the later ones live in modules of their own.
-PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches", "run_record", "limits"]
+PART_NAMES = ["manifests", "signals", "kernels", "reports", "verdicts", "caches", "run_record", "limits", "environment"]
 
 
 def part_function(name):
@@ -1160,6 +1160,7 @@ def part_function(name):
         "caches": part_caches,
         "run_record": lambda a, g: attacks_run_record.part_run_record(a, g, sys.modules[__name__]),
         "limits": lambda a, g: __import__("attacks_limits").part_limits(a, g),
+        "environment": lambda a, g: __import__("attacks_environment").part_environment(a, g, sys.modules[__name__]),
     }[name]
 
 
