@@ -39,12 +39,18 @@ std::vector<std::string> keyword_tokens(const std::string& text) {
   return out;
 }
 
+// Bounds on an expression: the parser, the evaluation and the tree's destruction recurse once per
+// level, and a -k of 60,000 '(' overflowed the stack. No real selection comes near either.
+constexpr size_t kMaxKeywordDepth = 200;
+constexpr size_t kMaxKeywordTokens = 10000;
+
 // expr := term ('or' term)* ; term := factor ('and' factor)* ; factor := 'not' factor | '(' expr ')' | word
 class KeywordParser {
  public:
   KeywordParser(std::vector<std::string> tokens, const std::string& text) : t_(std::move(tokens)), text_(text) {}
 
   std::unique_ptr<Node> parse() {
+    if (t_.size() > kMaxKeywordTokens) fail(fmt::format("{} words and operators: at most {} are taken", t_.size(), kMaxKeywordTokens));
     auto n = expr();
     if (i_ < t_.size()) fail(fmt::format("unexpected '{}'", t_[i_]));
     return n;
@@ -72,11 +78,17 @@ class KeywordParser {
   std::unique_ptr<Node> factor() {
     if (i_ >= t_.size()) fail(i_ == 0 ? "empty expression" : fmt::format("expected a word after '{}'", t_[i_ - 1]));
     const std::string& t = t_[i_++];
-    if (t == "not") return binary(Node::Kind::not_, factor(), nullptr);
-    if (t == "(") {
-      auto n = expr();
-      if (!next_is(")")) fail("a '(' is not closed");
-      ++i_;
+    if (t == "not" || t == "(") {
+      if (++depth_ > kMaxKeywordDepth) fail(fmt::format("nested more than {} deep ('not' and '(')", kMaxKeywordDepth));
+      std::unique_ptr<Node> n;
+      if (t == "not") {
+        n = binary(Node::Kind::not_, factor(), nullptr);
+      } else {
+        n = expr();
+        if (!next_is(")")) fail("a '(' is not closed");
+        ++i_;
+      }
+      --depth_;
       return n;
     }
     if (is_keyword_operator(t)) fail(fmt::format("expected a word, found '{}'", t));
@@ -89,6 +101,7 @@ class KeywordParser {
   std::vector<std::string> t_;
   const std::string& text_;
   size_t i_ = 0;
+  size_t depth_ = 0;
 };
 
 bool eval_keyword(const Node& n, const std::string& id) {

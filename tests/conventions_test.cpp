@@ -23,6 +23,29 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// A -k nested 60,000 deep overflowed the stack (a segfault); now it is a usage error saying the bound.
+TEST(KeywordExpr, ADeepOrLongExpressionIsRefusedNotACrash) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      KeywordExpr{text};
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const auto nested = [](int n) { return std::string(static_cast<size_t>(n), '(') + "M=1" + std::string(static_cast<size_t>(n), ')'); };
+  EXPECT_NE(error_of(nested(60000)).find("at most 10000 are taken"), std::string::npos);
+  EXPECT_NE(error_of(nested(3000)).find("nested more than 200 deep"), std::string::npos);
+  std::string nots;
+  for (int i = 0; i < 300; ++i) nots += "not ";
+  EXPECT_NE(error_of(nots + "M=1").find("nested more than 200 deep"), std::string::npos);
+  std::string chain = "a";
+  for (int i = 0; i < 6000; ++i) chain += " or a";
+  EXPECT_NE(error_of(chain).find("at most 10000 are taken"), std::string::npos);
+  std::string fine = "(((rmsnorm)))";
+  EXPECT_TRUE(KeywordExpr(fine).matches("rmsnorm/M=1")) << "ordinary nesting still works";
+}
+
 TEST(KeywordExpr, AndOrNotAndParenthesesAsPytestReadsThem) {
   const std::string id = "rmsnorm/D=4096,dtype=f16";
   EXPECT_TRUE(KeywordExpr("rmsnorm and f16").matches(id));
@@ -239,6 +262,25 @@ TEST(OptionDefaults, ABadFileOrValueIsAUsageErrorNamingIt) {
   const ConventionsEnv jobs("HKCHECK_JOBS", "200");
   Settings u;
   EXPECT_EQ(parse_with_defaults({"--root", dir.path() + "/manifests/.."}, u), 2) << "a value the option refuses";
+}
+
+// A bad value from the environment is named by its variable: the command line does not hold it.
+TEST(OptionDefaults, ABadEnvironmentValueNamesTheVariable) {
+  test::TempDir dir;
+  dir.write("manifests/m.json", "{}");
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"HKCHECK_JOBS", "abc"}, {"HKCHECK_SEED", "-1"}, {"HKCHECK_TIMEOUT", "-5"}}) {
+    const ConventionsEnv bad(name, value);
+    Settings s;
+    testing::internal::CaptureStderr();
+    const auto rc = parse_with_defaults({"--root", dir.path()}, s);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 2) << name;
+    EXPECT_NE(err.find(std::string(name) + "=" + value + ": "), std::string::npos) << err;
+  }
+  Settings t;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse_with_defaults({"--root", dir.path(), "--seed", "-1"}, t), 2) << "not 2^64-1";
+  testing::internal::GetCapturedStderr();
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <iostream>
 #include <set>
+#include <sstream>
 #include <fmt/format.h>
 
 #include "cli/option_defaults.h"
@@ -130,7 +132,8 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--repeat", s.repeat, "Launch every case N times on the same inputs; outputs that differ make it FLAKY")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  auto* seed_opt = app.add_option("--seed", s.seed, "Seed of the input generators")->capture_default_str();
+  // A uint64_t takes "-1" as 2^64-1: a negative seed is refused, not wrapped.
+  auto* seed_opt = app.add_option("--seed", s.seed, "Seed of the input generators")->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--seeds", s.seeds,
                  "Run every case once per seed: A..B (both included), a list A,B,C, or both (0..4,9); each copy is named "
                  "'<case> seed=N' and the markdown names cases that fail for some seeds only")
@@ -251,7 +254,9 @@ ModeName mode_of(const std::string& word, bool list, bool compile_only, bool wor
 namespace {
 
 // One parse of args (args[0] is the program). app_out: the parser, for the option names.
-std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::set<std::string>* option_names) {
+// errors: where a usage error is written (std::cerr when none).
+std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::set<std::string>* option_names,
+                               std::ostream* errors = nullptr) {
   s.self_exe = self_exe(args[0].c_str());
   s.cache_dir = default_cache_dir();
   // A mode word first ("hkcheck list ...") is the same as its flag.
@@ -281,7 +286,7 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     // --help exits 0; every usage error is the documented 2.
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    return app.exit(e, std::cout, errors ? *errors : std::cerr) == 0 ? kExitOk : kExitUsage;
   }
   if (version) {
     fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, git_commit());
@@ -298,6 +303,27 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
 // hkcheck.json of the project the command line names or the current folder is in.
 std::string config_file_of(const Settings& s) {
   return (std::filesystem::path(project_folder(find_project(s.root_dir, s.manifest_dir, s.self_exe))) / kConfigFileName).string();
+}
+
+// After a command line with the environment's defaults was refused: the HKCHECK_* variable whose
+// value alone is refused, named with its value and the reason (the option's name alone would send
+// the user looking at a command line that does not hold it); "" when none alone is.
+std::string refused_variable(const std::vector<std::string>& args, const std::set<std::string>& given, std::set<std::string>* option_names) {
+  for (const std::string& name : environment_options()) {
+    const std::string option = "--" + name, variable = environment_variable(name);
+    const char* value = std::getenv(variable.c_str());
+    if (!value || given.count(option)) continue;
+    std::vector<std::string> with = args;
+    with.insert(with.end(), {option, value});
+    Settings scratch;
+    std::ostringstream why;
+    if (parse_once(with, scratch, option_names, &why) == kExitUsage) {
+      std::string text = why.str();
+      if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+      return fmt::format("{}={}: {}", variable, value, text);
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -320,7 +346,12 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
       with.insert(with.end(), extra->begin(), extra->end());
       const std::set<std::string> given = s.given;  // what --resume may take as an override: the command line's
       s = Settings{};
-      if (const auto exit_now = parse_once(with, s, &option_names)) return exit_now;
+      std::ostringstream why;
+      if (const auto exit_now = parse_once(with, s, &option_names, &why)) {
+        const std::string variable = refused_variable(args, given, &option_names);
+        fmt::print(stderr, "{}", variable.empty() ? why.str() : "hkcheck: " + variable + " (from the environment)\n");
+        return exit_now;
+      }
       s.given = given;
     }
   }

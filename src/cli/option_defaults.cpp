@@ -9,15 +9,15 @@
 #include <nlohmann/json.hpp>
 
 namespace hk {
-namespace {
-
-using nlohmann::json;
-
 std::string environment_variable(const std::string& option) {
   std::string v = "HKCHECK_";
   for (char c : option) v += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return v;
 }
+
+namespace {
+
+using nlohmann::json;
 
 // One option's value from the file as arguments: a flag's true as the flag alone, an array as
 // the option repeated, a number or a string as its text.

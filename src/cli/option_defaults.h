@@ -17,6 +17,8 @@ constexpr const char* kConfigFileName = "hkcheck.json";
 // The options HKCHECK_<NAME> sets (the name upper-cased, '-' as '_'): backend, jobs, out, seed,
 // tier, timeout.
 const std::vector<std::string>& environment_options();
+// HKCHECK_<NAME> for the option name ("jobs": HKCHECK_JOBS).
+std::string environment_variable(const std::string& option);
 
 // The arguments to add to a command line on which the options in `given` were given: the
 // environment's first, then config_file's "defaults" (skipped when the file is not there).
