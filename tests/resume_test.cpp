@@ -185,6 +185,30 @@ TEST_F(Resume, ANotRunLineInTheJournalRunsAgain) {
   EXPECT_NE(r.output.find("1 cases kept"), std::string::npos) << r.output;
 }
 
+// A journal is a file anyone may have edited: its settings are held to what the command line
+// takes (a timeout of 1e10 or -5, a repeat of 1e8 and a backend of no name were run as written).
+TEST_F(Resume, ARunRecordTheCommandLineWouldRefuseIsRefused) {
+  ASSERT_EQ(run({"-k", "n=1"}).code, 0);
+  const std::string journal = slurp(out + "/results.jsonl");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"timeout\":30.0", "\"timeout\":1e10"}, {"\"timeout\":30.0", "\"timeout\":-5"},
+                                 {"\"repeat\":1,", "\"repeat\":100000000,"}}) {
+    std::string edited = journal;
+    const size_t at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " in " << journal.substr(0, 2000);
+    edited.replace(at, from.size(), to);
+    std::ofstream(out + "/results.jsonl", std::ios::trunc) << edited;
+    const Ran r = hkcheck({"--resume", out});
+    EXPECT_EQ(r.code, 2) << to << ": " << r.output;
+    EXPECT_NE(r.output.find("its run record holds a setting the command line refuses"), std::string::npos) << to << ": " << r.output;
+  }
+  // Without the test double, a backend of no name (this run's is the double's, "fake").
+  std::ofstream(out + "/results.jsonl", std::ios::trunc) << journal;
+  Subprocess p({HKCHECK_PATH, "--no-cache", "--resume", out}, 3);
+  ASSERT_TRUE(p.wait_for(std::chrono::seconds(30)));
+  EXPECT_EQ(p.wait().code, 2);
+  EXPECT_NE(p.output_tail(4000).find("--backend fake: not a backend"), std::string::npos) << p.output_tail(4000);
+}
+
 // A journal of an older hkcheck is refused with what to do, not misread.
 TEST_F(Resume, AJournalOfAnotherVersionIsRefused) {
   dir.write("old/results.jsonl", R"({"type":"run","schema":"hkcheck-journal","schema_version":1,"seed":0,"kernels":[]})" "\n");

@@ -328,6 +328,21 @@ std::string refused_variable(const std::vector<std::string>& args, const std::se
 
 }  // namespace
 
+std::optional<std::string> refused_by_command_line(const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"hkcheck"};
+  args.insert(args.end(), options.begin(), options.end());
+  Settings scratch;
+  std::set<std::string> names;
+  std::ostringstream why;
+  if (parse_once(args, scratch, &names, &why) == kExitUsage) {
+    std::string text = why.str();
+    if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+    return text;
+  }
+  if (const auto problem = cross_check(scratch)) return *problem;
+  return std::nullopt;
+}
+
 std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   const std::vector<std::string> args(argv, argv + argc);
   std::set<std::string> option_names;

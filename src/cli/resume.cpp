@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "cli/run_spec_settings.h"
+#include "contracts/run_spec_options.h"
 #include "seed_sweep.h"
 
 namespace hk {
@@ -54,6 +56,19 @@ bool agrees_with_journal(const Settings& s, const RunSpec& recorded, const std::
   return ok;
 }
 
+// Why the journal's settings are ones the command line would refuse (a timeout of 1e10 or -5, a
+// repeat of 1e8, a backend of no name), or "": a journal is a file anyone may have edited. A run
+// of a test double (--worker-exe) records the double's own backend name, which it may keep.
+std::string refused_record(const RunSpec& recorded, bool test_worker) {
+  RunSpec settings = recorded;
+  settings.selection = SelectionSpec{};  // the cases are the journal's own list, not selected again
+  const std::vector<std::string> options = spec_options(settings);
+  const bool known = recorded.backend == "cuda" || recorded.backend == "hip" || recorded.backend == "host" || recorded.backend == "auto" ||
+                     recorded.backend == "none";
+  if (!known && !test_worker) return fmt::format("--backend {}: not a backend", recorded.backend.substr(0, 64));
+  return refused_by_command_line(options).value_or("");
+}
+
 }  // namespace
 
 bool resume_may_change(const std::string& option) {
@@ -77,6 +92,10 @@ bool resume_settings(Settings& s, JournalContents* journal, std::string* journal
   }
   s.report.out_dir = s.resume_dir;
   const RunSpec& recorded = journal->header.spec;
+  if (const std::string why = refused_record(recorded, !s.worker_exe.empty()); !why.empty()) {
+    fmt::print(stderr, "hkcheck: {}: its run record holds a setting the command line refuses: {}; start a new run\n", *journal_path, why);
+    return false;
+  }
   if (!agrees_with_journal(s, recorded, *journal_path)) return false;
   // The overrides resume allows, kept as given.
   const double timeout = s.timeout;
