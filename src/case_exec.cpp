@@ -42,6 +42,7 @@
 #include "repeat_compare.h"
 #include "case_phase.h"
 #include "reference.h"
+#include "text_bound.h"
 #include "reference_inputs.h"
 #include "runtime_references.h"
 #include "repro.h"
@@ -317,7 +318,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   if (!compiled.ok) {
     r.status = Status::COMPILE_ERROR;
     r.message = compile_error_summary(compiled.log, source, job.source, job.entry, job.file_entries);
-    r.compile_log = compiled.log;
+    r.compile_log = bounded_text(compiled.log, kMaxCaseCompileLog, "the compiler's log");
     return finish(r);
   }
   if (const auto bad = compiled.entry_errors.find(job.entry); bad != compiled.entry_errors.end()) {
@@ -325,7 +326,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     r.message = bad->second;
     return finish(r);
   }
-  if (!compiled.log.empty()) r.notes.push_back("compiler log: " + compiled.log);
+  if (!compiled.log.empty()) r.notes.push_back("compiler log: " + bounded_text(compiled.log, kMaxCaseCompileLog, "the compiler's log"));
 
   Buffers buffers(be);
   try {

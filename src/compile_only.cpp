@@ -24,6 +24,7 @@
 #include "report.h"
 #include "subprocess.h"
 #include "targets.h"
+#include "text_bound.h"
 
 namespace hk {
 namespace {
@@ -247,7 +248,7 @@ class CompilerProcess {
       // the answer may be one another kernel of the file asked for (CompileMemo).
       const auto own = res.summaries.find(k.entry);
       r.message = own == res.summaries.end() || own->second.empty() ? res.log : own->second;
-      r.compile_log = res.log;
+      r.compile_log = bounded_text(res.log, kMaxCaseCompileLog, "the compiler's log");
     }
   }
 

@@ -7,6 +7,7 @@ process, and the ordinary environments hkcheck must survive.
   (-MD -MF<path>) is refused naming the option, and nothing of it runs or is written.
 - As root: a temporary reference folder another user (65534) made is refused, never built into.
 - A secret in hkcheck's environment: the kernel cannot read it, and no report holds it.
+- A kernel whose compile warns 20,000 times, run as 10 cases: the results stay small.
 - stderr closed, stderr on /dev/full, a reader that goes away (`| head -c 1`), and SIGHUP: the run
   ends as it would otherwise, its results written, never exit 134/141.
 
@@ -203,6 +204,7 @@ def part_environment(audit, args, h):
     e.streams()
     e.sighup()
     secret_environment(e)
+    big_compile_log(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -233,3 +235,20 @@ def secret_environment(e):
     text = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
     e.probe(e.verdict(doc) == "PASS", "environment: the kernel does not see hkcheck's secret", f"verdict {e.verdict(doc)}\n{r.stderr[-1500:]}", out)
     e.probe("hunter2" not in text + r.stdout + r.stderr, "environment: the secret is in no report and no output", keep=out)
+
+
+def big_compile_log(e):
+    """A kernel whose compile warns 20,000 times, run as 10 cases: each record keeps a bounded log."""
+    project = make_project(e.work / "warnings")
+    source = project / "kernels/scale/scale.cu"
+    source.write_text("".join(f'#warning "warning number {i} of a chatty header"\n' for i in range(20000)) + KERNEL)
+    doc = json.loads((project / "manifests/env.json").read_text())
+    doc["kernels"][0]["cases"] = [{"sweep": {"n": list(range(991, 1001))}}]
+    doc["kernels"][0]["launch"]["grid"] = [4]
+    (project / "manifests/env.json").write_text(json.dumps(doc))
+    r, results, out = e.run("warnings", project, e.work / "warnings-cache")
+    cases = (results or {}).get("cases", [])
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    e.probe(len(cases) == 10 and all(c["status"] == "PASS" for c in cases), "compile logs: 10 cases of a chatty kernel pass",
+            r.stderr[-1500:], out)
+    e.probe(size < 8 << 20, f"compile logs: the results of 10 cases with a 20,000-warning log stay small ({size >> 10} KiB)", keep=out)
