@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,16 +49,58 @@ bool write_file_atomic(const std::string& path, const std::string& content, std:
   return true;
 }
 
-int open_no_follow(const std::string& path, int flags, mode_t mode, bool replace_link, std::string* note) {
-  int fd = ::open(path.c_str(), flags | O_NOFOLLOW, mode);
-  if (fd >= 0 || errno != ELOOP || !replace_link) return fd;
+namespace {
+
+// What is at path that a results file must not be opened through: a symbolic link (ELOOP), a
+// FIFO, socket or device (opened with O_NONBLOCK, so a FIFO with no reader fails at once instead
+// of hanging), or a hard link to a file elsewhere (more than one name). "" when path is none of
+// these: fd is then the file, opened blocking again.
+std::string planted_at(const std::string& path, int* fd) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return fd;  // ELOOP for another reason
-  char target[4096] = {};
-  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  if (*fd < 0) {
+    if (errno != ELOOP && errno != ENXIO) return "";
+    if (::lstat(path.c_str(), &st) != 0) return "";
+    if (S_ISLNK(st.st_mode)) {
+      char target[4096] = {};
+      const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+      return "a symbolic link (to " + std::string(target, n > 0 ? static_cast<size_t>(n) : 0) + ")";
+    }
+    return S_ISFIFO(st.st_mode) ? "a FIFO" : "";
+  }
+  if (::fstat(*fd, &st) != 0) return "";
+  std::string what;
+  if (!S_ISREG(st.st_mode)) what = S_ISFIFO(st.st_mode) ? "a FIFO" : "not a plain file";
+  else if (st.st_nlink > 1) what = fmt::format("a hard link ({} names for one file)", st.st_nlink);
+  if (what.empty()) {
+    ::fcntl(*fd, F_SETFL, ::fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+    return "";
+  }
+  ::close(*fd);
+  *fd = -1;
+  return what;
+}
+
+}  // namespace
+
+int open_no_follow(const std::string& path, int flags, mode_t mode, bool replace_link, std::string* note) {
+  // O_TRUNC waits for the check: it would empty the file a hard link names elsewhere.
+  int fd = ::open(path.c_str(), (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK, mode);
+  const std::string planted = planted_at(path, &fd);
+  if (planted.empty()) {
+    if (fd >= 0 && (flags & O_TRUNC) && ::ftruncate(fd, 0) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  }
+  if (!replace_link) {
+    errno = ELOOP;
+    return -1;
+  }
   if (::unlink(path.c_str()) != 0) return -1;
-  if (note) *note = path + " was a symbolic link (to " + std::string(target, n > 0 ? static_cast<size_t>(n) : 0) + "); removed it, not followed";
-  return ::open(path.c_str(), flags | O_NOFOLLOW, mode);
+  if (note) *note = path + " was " + planted + "; removed it, not followed";
+  // Made anew: nobody can have put another name or a link there in between unseen.
+  return ::open(path.c_str(), flags | O_NOFOLLOW | O_CREAT | O_EXCL, mode);
 }
 
 std::optional<mode_t> file_mode(const std::string& path) {

@@ -19,9 +19,10 @@ std::string temporary_beside(const std::string& path);
 bool write_file_atomic(const std::string& path, const std::string& content, std::string* err,
                        std::optional<mode_t> mode = std::nullopt);
 
-// open(2) of a file inside a results folder, never through a symbolic link: with replace_link, a
-// link at path is removed (not what it points at), *note says so, and the file is opened anew;
-// without, the open fails with ELOOP. Returns the descriptor or -1 with errno set.
+// open(2) of a file inside a results folder, never through a symbolic link, a hard link to a file
+// elsewhere, or a FIFO (which would hang the open): with replace_link, such a thing at path is
+// removed (not what it points at), *note says so, and the file is made anew; without, the open
+// fails with ELOOP. Returns the descriptor or -1 with errno set.
 int open_no_follow(const std::string& path, int flags, mode_t mode, bool replace_link, std::string* note);
 
 // The permission bits of a file (07777 at most), or nullopt when it cannot be stat'ed.

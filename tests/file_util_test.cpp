@@ -98,6 +98,39 @@ TEST(FileUtil, OpenNoFollowReplacesOrRefusesALink) {
   EXPECT_FALSE(fs::is_symlink(dir.path() + "/link"));
 }
 
+// A hard link planted in --out to a file elsewhere is neither written through nor emptied, and a
+// FIFO planted there does not hang the open (the journal and the run lock open in place).
+TEST(FileUtil, OpenNoFollowNeitherWritesThroughAHardLinkNorHangsOnAFifo) {
+  test::TempDir dir;
+  const std::string victim = dir.write("elsewhere/file", "precious\n");
+  fs::create_hard_link(victim, dir.path() + "/results.jsonl");
+  std::string note;
+  EXPECT_EQ(open_no_follow(dir.path() + "/results.jsonl", O_WRONLY | O_CREAT | O_TRUNC, 0644, false, &note), -1);
+  int fd = open_no_follow(dir.path() + "/results.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644, true, &note);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "mine\n", 5), 5);
+  ::close(fd);
+  EXPECT_EQ(slurp(victim), "precious\n") << "neither emptied nor written through";
+  EXPECT_NE(note.find("a hard link"), std::string::npos) << note;
+  EXPECT_EQ(slurp(dir.path() + "/results.jsonl"), "mine\n");
+
+  ASSERT_EQ(::mkfifo((dir.path() + "/.hkcheck.lock").c_str(), 0644), 0);
+  note.clear();
+  const auto t0 = std::chrono::steady_clock::now();
+  fd = open_no_follow(dir.path() + "/.hkcheck.lock", O_RDWR | O_CREAT, 0644, true, &note);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_NE(note.find("a FIFO"), std::string::npos) << note;
+  EXPECT_TRUE(fs::is_regular_file(dir.path() + "/.hkcheck.lock"));
+  ASSERT_EQ(::mkfifo((dir.path() + "/fifo").c_str(), 0644), 0);
+  note.clear();
+  fd = open_no_follow(dir.path() + "/fifo", O_WRONLY | O_CREAT | O_APPEND, 0644, true, &note);
+  ASSERT_GE(fd, 0) << "a FIFO with no reader, opened to write, fails at once and is replaced";
+  ::close(fd);
+  EXPECT_NE(note.find("a FIFO"), std::string::npos) << note;
+}
+
 TEST(FileUtil, TheRunLockIsNotTakenThroughALink) {
   test::TempDir dir;
   const std::string victim = dir.write("elsewhere/file", "precious\n");
