@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "file_util.h"
+#include "line_directive.h"
 
 namespace hk {
 namespace {
@@ -90,7 +91,7 @@ void put_in(DevicePart& part, const std::string& path, const std::vector<std::st
     part.device_headers.insert(header.device_headers.begin(), header.device_headers.end());
     part.include_dirs.insert(part.include_dirs.end(), header.include_dirs.begin(), header.include_dirs.end());
     replacements.push_back({inc.begin, inc.end,
-                            fmt::format("#line 1 \"{}\"\n{}#line {} \"{}\"", file.string(), without_pragma_once(header.source), inc.line + 1, path)});
+                            line_directive(1, file.string()) + "\n" + without_pragma_once(header.source) + line_directive(inc.line + 1, path)});
   }
   for (auto r = replacements.rbegin(); r != replacements.rend(); ++r) part.source.replace(r->begin, r->end - r->begin, r->text);
 }

@@ -11,6 +11,7 @@
 #include "device_part.h"
 #include "device_part_headers.h"
 #include "entry_symbols.h"
+#include "line_directive.h"
 
 namespace hk {
 namespace {
@@ -53,7 +54,7 @@ CompileRequest with_device_part(const CompileRequest& request, bool hip, const s
   if (!part.device_headers.empty()) {
     std::string first;
     for (const std::string& h : part.device_headers) first += "#include <" + h + ">\n";
-    q.source = first + "#line 1 \"" + request.source_name + "\"\n" + q.source;
+    q.source = first + line_directive(1, request.source_name) + "\n" + q.source;
   }
   for (const std::string& d : part.include_dirs) q.options.push_back("-I" + d);
   std::string dropped;

@@ -7,6 +7,7 @@ process, and the ordinary environments hkcheck must survive.
   (-MD -MF<path>) is refused naming the option, and nothing of it runs or is written.
 - As root: a temporary reference folder another user (65534) made is refused, never built into.
 - A secret in hkcheck's environment: the kernel cannot read it, and no report holds it.
+- A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
 - A kernel whose compile warns 20,000 times, run as 10 cases: the results stay small.
 - stderr closed, stderr on /dev/full, a reader that goes away (`| head -c 1`), and SIGHUP: the run
   ends as it would otherwise, its results written, never exit 134/141.
@@ -205,6 +206,7 @@ def part_environment(audit, args, h):
     e.sighup()
     secret_environment(e)
     big_compile_log(e)
+    odd_project_path(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -252,3 +254,11 @@ def big_compile_log(e):
     e.probe(len(cases) == 10 and all(c["status"] == "PASS" for c in cases), "compile logs: 10 cases of a chatty kernel pass",
             r.stderr[-1500:], out)
     e.probe(size < 8 << 20, f"compile logs: the results of 10 cases with a 20,000-warning log stay small ({size >> 10} KiB)", keep=out)
+
+
+def odd_project_path(e):
+    """A project folder whose name holds a newline, a quote and a backslash: its kernel compiles and passes."""
+    project = make_project(e.work / 'odd\nname "quoted" back\\slash')
+    r, doc, out = e.run("odd-path", project, e.work / "odd-cache")
+    e.probe(e.verdict(doc) == "PASS", "paths: a project folder with a newline, a quote and a backslash in its name passes",
+            f"verdict {e.verdict(doc)}: {((doc or {}).get('cases') or [{}])[0].get('message', '')[:300]}\n{r.stderr[-800:]}", out)

@@ -18,6 +18,7 @@
 #include "backends/host/host_prelude.h"
 #include "backends/host/source_rewrite.h"
 #include "file_util.h"
+#include "line_directive.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;
@@ -215,13 +216,11 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
     include = dir.path + "/include";
     write_prelude(include);
   }
-  std::string escaped;
-  for (char c : source_name) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   // #line keeps the compiler's messages pointing at the kernel file the user wrote.
   const HostSource rewritten = rewrite_for_host(source);
   const SplitOptions split = split_defines(options);
   write(dir.path + "/kernel.cpp",
-        split.defines + rewritten.preamble + "#line 1 \"" + escaped + "\"\n" + rewritten.text + "\n" + trampolines(entries));
+        split.defines + rewritten.preamble + line_directive(1, source_name) + "\n" + rewritten.text + "\n" + trampolines(entries));
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), base.begin(), base.end());
   argv.insert(argv.end(), {"-c", "-I", include, "-include", "hk_host.h"});
