@@ -1,7 +1,8 @@
 # A warm rerun, and --resume of a finished run, give the verdict a cold run gives after an edit to
 # any header a kernel or a reference reaches: beside the kernel, through "../", on an include
-# folder, on an -isystem folder, and a reference's own header outside references/. Each edit
-# breaks the fixture (FAIL), and undoing it passes again from the same cache.
+# folder, on an -isystem folder (-I under NVRTC, which has no -isystem), and a reference's own
+# header outside references/. Each edit breaks the fixture (FAIL), and undoing it passes again
+# from the same cache.
 #   cmake -DHKCHECK=... -DFIXTURE=tests/fixtures/header_edits -DOUT=... [-DREPO=.] [-DBACKEND=cuda] -P stale_header_verdicts.cmake
 if(NOT BACKEND)
   set(BACKEND host)
