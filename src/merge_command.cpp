@@ -10,6 +10,7 @@
 
 #include "case_filter.h"
 #include "exit_codes.h"
+#include "out_lock.h"
 #include "report.h"
 #include "results_file.h"
 #include "shard.h"
@@ -139,6 +140,14 @@ int merge_main(int argc, char** argv) {
     return kExitUsage;
   }
   run.command.assign(argv - 1, argv + argc);  // main passed argv + 1: the whole command, "hkcheck merge ..."
+  // The run lock of OUT, as a run takes it: a merge never writes into a folder a run is writing.
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  OutDirLock lock;
+  if (std::string busy; !lock.acquire(out, &busy)) {
+    fmt::print(stderr, "hkcheck merge: {}\n", busy);
+    return kExitUsage;
+  }
   std::string err;
   if (!write_reports(out, run, results, &err)) {
     fmt::print(stderr, "hkcheck merge: cannot write the reports: {}\n", err);

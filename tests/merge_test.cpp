@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "out_lock.h"
 #include "subprocess.h"
 #include "test_util.h"
 
@@ -108,6 +109,20 @@ TEST_F(Merge, NeverWritesOverOneOfItsParts) {
     EXPECT_NE(r.output.find("one of the parts: give another OUT folder"), std::string::npos) << r.output;
   }
   EXPECT_EQ(slurp(a + "/test_results.json"), before);
+}
+
+// A merge into a folder a run is writing (it holds the folder's run lock) is refused, and
+// writes nothing there.
+TEST_F(Merge, NeverWritesIntoAFolderARunIsWriting) {
+  const std::string a = part("a", {"--shard", "1/2"}), b = part("b", {"--shard", "2/2"});
+  const std::string busy = dir.path() + "/busy";
+  fs::create_directories(busy);
+  OutDirLock run;
+  std::string why;
+  ASSERT_TRUE(run.acquire(busy, &why)) << why;
+  const Ran r = hkcheck({"merge", busy, a, b});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(busy + "/test_results.json")) << r.output;
 }
 
 }  // namespace
