@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_util.h"
-#include "interrupt.h"
+#include "lock_wait.h"
 #include "fnv1a.h"
 
 namespace hk {
@@ -170,13 +170,12 @@ bool restore_cached_text(const std::string& path, const std::string& text, std::
 CacheEntryLock::CacheEntryLock(const std::string& path) {
   fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) return;
-  // Another process's compile holds it for at most its time limit; an interrupted run stops waiting.
-  while (::flock(fd_, LOCK_EX) != 0)
-    if (errno != EINTR || interrupt_signal()) {
-      ::close(fd_);
-      fd_ = -1;
-      return;
-    }
+  // Another process's compile holds it for at most its time limit, unless it was stopped: the wait
+  // names the holder, and an interrupted run stops waiting.
+  if (!lock_exclusive_waiting(fd_, path + ".lock")) {
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 CacheEntryLock::~CacheEntryLock() {

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lock_wait.h"
+
 namespace hk {
 
 CompileLock::CompileLock(std::string path, bool wait) : path_(std::move(path)) {
@@ -15,10 +17,14 @@ CompileLock::CompileLock(std::string path, bool wait) : path_(std::move(path)) {
     const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return;
     int rc;
-    while ((rc = ::flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+    if (wait) {
+      rc = lock_exclusive_waiting(fd, path_) ? 0 : -1;
+    } else {
+      while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+      }
     }
     if (rc != 0) {
-      busy_ = errno == EWOULDBLOCK;
+      busy_ = !wait && errno == EWOULDBLOCK;
       ::close(fd);
       return;
     }
