@@ -1,8 +1,10 @@
 // hkcheck: proves GPU kernels right. See README.md; `hkcheck --help` lists the options.
+#include <fmt/format.h>
 #include <string>
 
 #include "cli/command_line.h"
 #include "compile_worker.h"
+#include "descriptor_limit.h"
 #include "diff_command.h"
 #include "exit_codes.h"
 #include "merge_command.h"
@@ -53,6 +55,12 @@ constexpr SharedMode kShared[] = {
 
 int main(int argc, char** argv) {
   keep_standard_streams_writable();
+  raise_descriptor_limit();
+  if (const unsigned long limit = descriptor_limit(); limit != 0 && limit < kLeastDescriptors) {
+    fmt::print(stderr, "hkcheck: the descriptor limit (ulimit -n) is {}, below the {} a run needs (its workers' pipes, the journal, the "
+               "cache locks): raise it, e.g. ulimit -n 1024\n", limit, kLeastDescriptors);
+    return kExitUsage;
+  }
   if (argc > 1)
     for (const OwnCommandLineMode& m : kOwnCommandLine)
       if (std::string(argv[1]) == m.word) return m.main(argc - 1, argv + 1);

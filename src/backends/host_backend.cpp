@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <deque>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include "backends/host/static_shared.h"
 #include "backends/host/module_tls.h"
 #include "backends/host/race_detector.h"
+#include "descriptor_limit.h"
 #include "race_report.h"
 #include "host_profile.h"
 #include "memory_limit.h"
@@ -165,6 +167,11 @@ class HostBackend final : public Backend {
     const int kept = written ? fcntl(fd, F_DUPFD_CLOEXEC, next_library_fd_) : -1;
     const std::string why = kept < 0 ? std::strerror(errno) : "";
     close(fd);
+    if (kept < 0 && descriptor_limit() != 0 && static_cast<unsigned long>(next_library_fd_) >= descriptor_limit())
+      throw BackendError(fmt::format("cannot keep the kernel library open: the descriptor limit (ulimit -n) is {}, and the host backend "
+                                     "keeps each loaded kernel library at a descriptor of {} or above; raise it (ulimit -n 4096)",
+                                     descriptor_limit(), next_library_fd_),
+                         false);
     if (kept < 0) throw BackendError(fmt::format("cannot keep the kernel library's memfd: {}", why), false);
     next_library_fd_ = kept + 1;
     library_fds_.push_back(kept);
@@ -300,7 +307,9 @@ class HostBackend final : public Backend {
   DeviceInfo info_;
   std::vector<void*> libraries_;
   std::vector<int> library_fds_;  // the memfds the libraries were loaded from
-  int next_library_fd_ = 64;      // the lowest number the next one may take
+  // The lowest number the next one may take: 64, or half the descriptor limit when that is lower
+  // (ulimit -n 40), so that a low limit costs only how many libraries a worker keeps.
+  int next_library_fd_ = descriptor_limit() == 0 ? 64 : static_cast<int>(std::clamp<unsigned long>(descriptor_limit() / 2, 8, 64));
   std::deque<LoadedKernel> kernels_;
   std::map<void*, host::GuardedBlock> allocations_;  // alloc and free come from the worker's one thread
 };

@@ -7,6 +7,7 @@ process, and the ordinary environments hkcheck must survive.
   (-MD -MF<path>) is refused naming the option, and nothing of it runs or is written.
 - As root: a temporary reference folder another user (65534) made is refused, never built into.
 - A secret in hkcheck's environment: the kernel cannot read it, and no report holds it.
+- ulimit -n 40: the run adapts and passes; ulimit -n 12: exit 2 naming the limit.
 - A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
 - A kernel whose compile warns 20,000 times, run as 10 cases: the results stay small.
 - stderr closed, stderr on /dev/full, a reader that goes away (`| head -c 1`), and SIGHUP: the run
@@ -207,6 +208,7 @@ def part_environment(audit, args, h):
     secret_environment(e)
     big_compile_log(e)
     odd_project_path(e)
+    descriptor_limits(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -262,3 +264,17 @@ def odd_project_path(e):
     r, doc, out = e.run("odd-path", project, e.work / "odd-cache")
     e.probe(e.verdict(doc) == "PASS", "paths: a project folder with a newline, a quote and a backslash in its name passes",
             f"verdict {e.verdict(doc)}: {((doc or {}).get('cases') or [{}])[0].get('message', '')[:300]}\n{r.stderr[-800:]}", out)
+
+
+def descriptor_limits(e):
+    """Under ulimit -n 40 the run adapts and passes; under 12 it says the limit and exits 2."""
+    project, cache = make_project(e.work / "fds"), e.work / "fds-cache"
+    for limit, expect in ((40, 0), (12, 2)):
+        out = e.work / f"fds-{limit}"
+        cmd = f"ulimit -n {limit}; " + " ".join(e.h.shlex_quote(c) for c in e.command(project, cache, out))
+        rc = e.run_shell(cmd + f" 2> {e.h.shlex_quote(str(out) + '.err')}")
+        err = (e.work / f"fds-{limit}.err").read_text(errors="replace") if (e.work / f"fds-{limit}.err").exists() else ""
+        doc, _ = e.h.load_json(out / "test_results.json")
+        ok = rc == expect and (e.verdict(doc) == "PASS" if expect == 0 else "descriptor limit (ulimit -n) is 12" in err)
+        e.probe(ok, f"descriptors: under ulimit -n {limit}: exit {expect}" + (" and PASS" if expect == 0 else ", the limit named"),
+                f"exit {rc}, verdict {e.verdict(doc)}: {err[-600:]}", out if doc else None)
