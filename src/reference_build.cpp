@@ -19,6 +19,7 @@
 #include "header_being_made.h"
 #include "header_fingerprint.h"
 #include "include_closure.h"
+#include "memory_limit.h"
 #include "private_folder.h"
 #include "root_relative.h"
 #include "runtime_references.h"
@@ -74,12 +75,14 @@ struct Built {
 };
 
 // Builds path with argv (no "-o"), sealed before it is renamed into place (cache_seal.h).
-Built build_into(const std::vector<std::string>& argv, const std::string& path, double limit_s) {
-  const host::CommandRun r = host::run_command_into(argv, path, limit_s, [&](const std::string& tmp, std::string* why) {
+Built build_into(const std::vector<std::string>& argv, const std::string& path, const host::CommandBounds& bounds) {
+  const host::CommandRun r = host::run_command_into(argv, path, bounds, [&](const std::string& tmp, std::string* why) {
     return write_seal(tmp, path, why);
   });
-  Built out{r.started && r.exit_code == 0, r.output, host::stopped_because(r, limit_s)};
+  Built out{r.started && r.exit_code == 0, r.output, host::stopped_because(r, bounds.seconds)};
   if (!out.ok && out.log.empty()) out.log = fmt::format("the compiler exited with {}", r.exit_code);
+  if (!out.ok && bounds.memory_bytes > 0)
+    out.log += fmt::format("\n(hkcheck: the compiler's memory was bounded by --memory-limit, {})", bytes_text(bounds.memory_bytes));
   return out;
 }
 
@@ -129,14 +132,14 @@ ContextObject context_object(const std::string& builtin, const std::string& fold
   return c;
 }
 
-Built build_context_object(const ContextObject& c, double limit_s) {
+Built build_context_object(const ContextObject& c, const host::CommandBounds& bounds) {
   static std::mutex building;  // the threads of one run wait for one compile
   std::lock_guard<std::mutex> lock(building);
   CacheEntryLock entry(c.path);
   std::string note;
   if (cached_intact(c.path, "reference runtime object", &note)) return {true, "", ""};
   if (!note.empty()) note_cache_repair(note);
-  return build_into(c.argv, c.path, limit_s);
+  return build_into(c.argv, c.path, bounds);
 }
 
 // What builds one library: its command and where it goes.
@@ -150,13 +153,13 @@ struct LibraryPlan {
 struct BuildSetting {
   std::string builtin, folder;
   ContextObject context;
-  double limit_s = 0;
+  host::CommandBounds bounds;  // each compile's time and memory
   RootRelative root;
 };
 
 BuildSetting build_setting(const ReferenceBuildOptions& opt) {
-  BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {}, opt.time_limit_s,
-                 RootRelative(opt.project_root)};
+  BuildSetting b{opt.runtime_dir.empty() ? builtin_references_dir() : opt.runtime_dir, cache_folder(opt.cache_dir), {},
+                 host::CommandBounds{opt.time_limit_s, opt.memory_limit_bytes}, RootRelative(opt.project_root)};
   // A library found there is loaded and run: the folder must be this user's alone. The temporary
   // one's name is known to every user of the machine, so a link there is refused too.
   ensure_private_folder(b.folder, opt.cache_dir.empty() ? "the temporary reference-library folder" : "the reference-library cache",
@@ -214,7 +217,7 @@ std::string precompiled_reference_header(const BuildSetting& b) {
       remove_sealed(header + ".gch");  // made from what the copy held
     }
     if (!placed) return "";
-    return host::precompile_header(compiler(), flags, header, b.limit_s) ? header : "";
+    return host::precompile_header(compiler(), flags, header, b.bounds) ? header : "";
   } catch (const std::exception&) {
     return "";
   }
@@ -225,13 +228,13 @@ ReferenceLibrary build_planned(const LibraryPlan& p, const BuildSetting& b, cons
   ReferenceLibrary out;
   out.path = p.path;
   const std::string context_source = b.builtin + "/reference_context.cpp";
-  if (const Built c = build_context_object(p.context, b.limit_s); !c.ok) {
+  if (const Built c = build_context_object(p.context, b.bounds); !c.ok) {
     out.log = failure(context_source, c);
     return out;
   }
   std::vector<std::string> argv = p.argv;
   if (!pch_header.empty()) argv.insert(argv.begin() + 1, {"-include", pch_header});
-  const Built lib = build_into(argv, p.path, b.limit_s);
+  const Built lib = build_into(argv, p.path, b.bounds);
   out.log = lib.stopped.empty() ? lib.log : failure(file, lib);  // a compiler's message names the file itself
   out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.ok = lib.ok;
@@ -320,7 +323,7 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   // Every library waits for the object; the libraries' builds take it from the cache, or make it
   // again and say why when this made none. Only some wait for the header (header_being_made.h).
   std::thread context_object;
-  if (to_build > 0 && !stopped()) context_object = std::thread([&] { build_context_object(setting->context, setting->limit_s); });
+  if (to_build > 0 && !stopped()) context_object = std::thread([&] { build_context_object(setting->context, setting->bounds); });
   std::optional<HeaderBeingMade> pch;
   if (to_build >= kPrecompileFrom && !stopped()) pch.emplace([&] { return precompiled_reference_header(*setting); });
   EarlyCompiles early(opt.jobs);

@@ -51,7 +51,7 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.isolation = s.isolation == "case" ? Isolation::case_alone : Isolation::worker;
   o.references = ReferenceLibraries::start(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
-                                   o.project_root});
+                                   o.project_root, resolve_memory_limit(s.memory_limit, 1)});
   o.jobs = s.jobs;
   o.reference_cache = !s.no_ref_cache;
   o.max_fail = s.exit_first ? 1 : s.max_fail;

@@ -52,6 +52,7 @@ struct ReferenceBuildOptions {
   int jobs = 1;             // compiles at once
   double time_limit_s = host::kDefaultCompileLimitSeconds;  // per compile; 0: none
   std::string project_root;  // paths inside it count relative to it in the libraries' keys ("": as they are)
+  uint64_t memory_limit_bytes = 0;  // each compile's address space (--memory-limit); 0: none
   // Once true, no further compile starts: the libraries not yet begun are not ok, saying why
   // (a run that ends before it needs them). Compiles under way finish.
   const std::atomic<bool>* stop = nullptr;

@@ -252,6 +252,18 @@ TEST(HostCompiler, ACompilerDiesWithTheProcessThatStartedIt) {
 // Reference libraries compile while workers come and go: an orphan sweep (orphans.h) in the
 // meantime must leave a compile alone, and a command whose process is reaped elsewhere must end
 // its wait, never spin on it. In a child process, since a sweep ends all of a process's children.
+// A command's memory bound (--memory-limit for reference compiles) holds what it starts: an
+// allocation past it fails, and the same one without a bound succeeds.
+TEST(HostCompiler, ACommandsMemoryBoundHoldsWhatItStarts) {
+  test::TempDir dir;
+  const std::string log = dir.path() + "/log";
+  const std::vector<std::string> grow = {"sh", "-c", "head -c 400000000 /dev/zero | tail -c 1 >/dev/null; dd if=/dev/zero bs=300M count=1 of=/dev/null 2>&1"};
+  const host::CommandRun bounded = host::run_command(grow, log, host::CommandBounds{60, 128u << 20});
+  EXPECT_NE(bounded.exit_code, 0) << bounded.output;
+  const host::CommandRun free_run = host::run_command(grow, log, host::CommandBounds{60, 0});
+  EXPECT_EQ(free_run.exit_code, 0) << free_run.output;
+}
+
 TEST(HostCompiler, AnOrphanSweepLeavesACompileAlone) {
   const pid_t runner = fork();
   if (runner == 0) {

@@ -73,7 +73,7 @@ void close_inherited(int keep_a, int keep_b) {
 // The supervisor, in the forked child: only async-signal-safe calls (the parent has threads).
 // It leads a new process group, kills it when its parent thread dies or it is told to stop, and
 // otherwise waits for the command and exits as it did.
-[[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent) {
+[[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent, rlim_t memory) {
   setpgid(0, 0);
   close_inherited(null_fd, log_fd);
   struct sigaction sa {};
@@ -89,6 +89,10 @@ void close_inherited(int keep_a, int keep_b) {
   if (command == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the supervisor killed alone (SIGKILL of its pid) takes the command along
     dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
+    if (memory > 0) {
+      const rlimit lim{memory, memory};
+      setrlimit(RLIMIT_AS, &lim);
+    }
     execv(program, argv);  // the handlers above are reset to the default by exec
     const char msg[] = "cannot execute the compiler\n";
     (void)!write(2, msg, sizeof msg - 1);
@@ -138,7 +142,8 @@ int wait_bounded(pid_t pid, double limit_s, CommandRun& r) {
 
 }  // namespace
 
-CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, double limit_s) {
+CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds) {
+  const double limit_s = bounds.seconds;
   CommandRun r;
   const std::string program = find_program(argv.at(0));
   if (program.empty()) {
@@ -159,7 +164,7 @@ CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& 
   const pid_t parent = getpid();
   const LiveWorkerMark spared;  // an orphan sweep of this process (orphans.h) leaves the command alone
   const pid_t pid = fork();
-  if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent);
+  if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent, static_cast<rlim_t>(bounds.memory_bytes));
   close(log_fd), close(null_fd);
   if (pid < 0) {
     r.output = fmt::format("cannot run '{}': fork: {}", argv[0], std::strerror(errno));

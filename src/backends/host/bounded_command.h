@@ -6,6 +6,7 @@
 // children, cc1plus, as and ld, die with it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,15 @@ namespace hk::host {
 
 // What one compile of a reference library may take unless --compile-timeout says otherwise.
 inline constexpr double kDefaultCompileLimitSeconds = 300;
+
+// What a command may take: seconds of wall time, and bytes of address space (RLIMIT_AS of the
+// command and what it starts: --memory-limit for reference compiles, which took 2.1 GiB past a
+// limit of 512 MiB). 0: no bound.
+struct CommandBounds {
+  CommandBounds(double s = 0, uint64_t bytes = 0) : seconds(s), memory_bytes(bytes) {}  // NOLINT: a time alone reads as before
+  double seconds;
+  uint64_t memory_bytes;
+};
 
 struct CommandRun {
   bool started = false;
@@ -25,7 +35,7 @@ struct CommandRun {
 // Runs argv with its output into log_path and waits, at most limit_s seconds (0: no limit). It
 // forks: callers are the parent and host-backend workers, which load no GPU library (a GPU
 // worker compiles with NVRTC or hipRTC in-process).
-CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, double limit_s);
+CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds);
 
 // "took longer than 300 s, and was stopped" or "was stopped: the run was interrupted by SIGINT",
 // or "" when the command was not stopped.

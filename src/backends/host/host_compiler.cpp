@@ -86,14 +86,14 @@ void write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, double limit_s) {
-  return run_bounded(argv, log_path, limit_s);
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds) {
+  return run_bounded(argv, log_path, bounds);
 }
 
-CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, double limit_s, const BeforeRename& before_rename) {
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, const CommandBounds& bounds, const BeforeRename& before_rename) {
   const std::string tmp = temporary_beside(path);
   argv.insert(argv.end(), {"-o", tmp});
-  CommandRun r = run_command(argv, tmp + ".log", limit_s);
+  CommandRun r = run_command(argv, tmp + ".log", bounds);
   std::error_code ec;
   fs::remove(tmp + ".log", ec);
   std::string refused;

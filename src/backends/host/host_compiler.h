@@ -26,13 +26,13 @@ bool is_clang(const CompilerInfo& cxx);
 
 // Runs argv with its output into log_path and waits, at most limit_s seconds (0: none); see
 // bounded_command.h for what stops it and what it leaves behind (nothing).
-CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, double limit_s = 0);
+CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds = {});
 // Runs argv with "-o" a temporary name beside path and renames its output to path when it
 // succeeds: a concurrent run never reads half a file. before_rename, when given, is called with
 // the temporary file first (to seal it, cache_seal.h) and may refuse it with a message. A failed
 // rename is a failed run, said in output.
 using BeforeRename = std::function<bool(const std::string& temporary, std::string* why)>;
-CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, double limit_s = 0,
+CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, const CommandBounds& bounds = {},
                             const BeforeRename& before_rename = {});
 
 // Removes the temporary folders of host compiles whose process is gone (killed mid-compile).

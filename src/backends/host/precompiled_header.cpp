@@ -8,7 +8,7 @@
 namespace hk::host {
 namespace fs = std::filesystem;
 
-bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header, double limit_s) {
+bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header, const CommandBounds& bounds) {
   const std::string gch = header + ".gch";
   CacheEntryLock lock(gch);
   std::error_code ec;
@@ -22,7 +22,7 @@ bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& 
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++-header", header});
-  run_command_into(argv, gch, limit_s, [&](const std::string& tmp, std::string* why) { return write_seal(tmp, gch, why); });
+  run_command_into(argv, gch, bounds, [&](const std::string& tmp, std::string* why) { return write_seal(tmp, gch, why); });
   return seal_mismatch(gch).empty();
 }
 

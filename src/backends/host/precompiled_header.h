@@ -15,6 +15,6 @@ namespace hk::host {
 // (cache_seal.h: a damaged one is made again, and noted); true when it is there afterwards (never
 // with clang). Built beside, sealed and renamed: a concurrent run never reads half of one. The
 // compile is stopped after limit_s seconds (0: no limit).
-bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header, double limit_s = 0);
+bool precompile_header(const CompilerInfo& cxx, const std::vector<std::string>& flags, const std::string& header, const CommandBounds& bounds = {});
 
 }  // namespace hk::host
