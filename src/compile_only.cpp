@@ -20,6 +20,7 @@
 #include "contracts/compile_messages.h"
 #include "contracts/worker_protocol.h"
 #include "hiprtc_root.h"
+#include "orphans.h"
 #include "expectation.h"
 #include "report.h"
 #include "subprocess.h"
@@ -373,8 +374,10 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   Reporters reporters(report, out_dir, ConsoleStyle{"hkcheck", "compile only, " + archs + ": ", true, report.verbosity, report.durations});
   size_t done = 0;
   std::map<std::string, std::string> compilers;
+  adopt_orphans();  // a compile worker's orphan (its compiler's child) becomes ours to end
   const std::vector<CaseResult> results =
       run_compile_only(kernels, opt, [&](const CaseResult& r) { reporters.case_finished(r, ++done, 0); }, &compilers);
+  end_orphans_when_no_worker();
   run.spec.backend = "compile-only";
   // The compilers by their real names ("gfx942: hipRTC 7.2.53211 (comgr 3.0, LLVM 22.1.8)"), where
   // a device's runtime version would be.

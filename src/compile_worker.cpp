@@ -16,6 +16,8 @@
 #include "contracts/worker_protocol.h"
 #include "file_util.h"
 #include "kernel_file_compile.h"
+#include "orphans.h"
+#include "process_tree.h"
 #include "protocol_channel.h"
 
 namespace hk {
@@ -74,6 +76,10 @@ CompileAnswer compile_for_run(const CompileJob& job, const CompileWorkerOptions&
 
 int run_compile_worker(const CompileWorkerOptions& opt) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
+  adopt_orphans();  // what a compiler starts and leaves (a linker, a child of comgr) ends with this worker
+  const struct EndBelow {
+    ~EndBelow() { end_descendants(getpid(), std::chrono::seconds(2)); }
+  } end_below;
   if (opt.yield_cpu) setpriority(PRIO_PROCESS, 0, kYieldingNiceness);  // best effort: an error leaves it as it is
   ProtocolChannel chan(opt.protocol_fd);
   if (!chan.ok()) {

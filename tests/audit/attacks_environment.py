@@ -7,6 +7,7 @@ process, and the ordinary environments hkcheck must survive.
   (-MD -MF<path>) is refused naming the option, and nothing of it runs or is written.
 - As root: a temporary reference folder another user (65534) made is refused, never built into.
 - A secret in hkcheck's environment: the kernel cannot read it, and no report holds it.
+- A compile worker that leaves a child behind: nothing of the compile-only run outlives it.
 - ulimit -n 40: the run adapts and passes; ulimit -n 12: exit 2 naming the limit.
 - A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
 - A kernel whose compile warns 20,000 times, run as 10 cases: the results stay small.
@@ -48,7 +49,9 @@ def make_project(folder, options=None):
     (folder / "shared/ref_factor.h").write_text("constexpr double kRefFactor = 2.0;\n")
     (folder / "references/audit_env_scale.cpp").write_text(REFERENCE)
     entry = {"name": "audit_env_scale", "source": "../kernels/scale/scale.cu", "entry": "audit_env_scale", "reference": "audit_env_scale",
-             "options": ["-isystem", "../sys"] + (options or []), "params": {"n": 1000}, "cases": [{"name": "n=1000"}],
+             # -I under NVRTC, which has no -isystem
+             "options": {"all": options or [], "host": ["-isystem", "../sys"], "hiprtc": ["-isystem", "../sys"], "nvrtc": ["-I", "../sys"]},
+             "params": {"n": 1000}, "cases": [{"name": "n=1000"}],
              "tensors": [{"name": "x", "dtype": "f32", "shape": ["n"], "role": "in", "init": {"kind": "uniform", "low": -1, "high": 1}},
                          {"name": "out", "dtype": "f32", "shape": ["n"], "role": "out", "tolerance": {"atol": 0, "rtol": 0, "why": "exact"}}],
              "args": ["out", "x", {"dtype": "i32", "value": "n"}], "launch": {"grid": [4], "block": [256]}}
@@ -209,6 +212,7 @@ def part_environment(audit, args, h):
     big_compile_log(e)
     odd_project_path(e)
     descriptor_limits(e)
+    compile_only_leftovers(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -278,3 +282,24 @@ def descriptor_limits(e):
         ok = rc == expect and (e.verdict(doc) == "PASS" if expect == 0 else "descriptor limit (ulimit -n) is 12" in err)
         e.probe(ok, f"descriptors: under ulimit -n {limit}: exit {expect}" + (" and PASS" if expect == 0 else ", the limit named"),
                 f"exit {rc}, verdict {e.verdict(doc)}: {err[-600:]}", out if doc else None)
+
+
+def compile_only_leftovers(e):
+    """A compile worker that leaves a child (as a compiler's helper may): nothing of the
+    compile-only run outlives it. Through NVRTC, where this machine has it."""
+    if not os.path.exists("/usr/local/cuda/include/nvrtc.h"):
+        print("audit: environment: no NVRTC here, the compile-only probe is skipped", flush=True)
+        return
+    wrapper = e.work / "leaky-compile-worker"
+    # The subshell exits at once: its sleep is an orphan before the worker even starts, so no walk
+    # of the worker's descendants finds it; only a subreaper above it does.
+    wrapper.write_text(f"#!/bin/sh\n(setsid sleep 300 &)\nexec {e.h.shlex_quote(e.audit.hkcheck)} \"$@\"\n")
+    wrapper.chmod(0o755)
+    project = make_project(e.work / "co-leak")
+    tag = e.audit.new_tag("coleak")
+    out = e.work / "co-leak-out"
+    r = e.h.run_hk(e.audit, ["--compile-only", "--arch", "sm_90", "--worker-exe", wrapper, "--root", project, "--cache-dir",
+                             e.work / "co-cache", "--out", out], tag, e.work, 240)
+    left = e.h.leftovers(tag, 2.0)
+    e.probe(r.rc == 0 and not left, "compile only: a compile worker's child does not outlive the run",
+            f"exit {r.rc}; left: {left[:3]}\n{r.stderr[-800:]}", out)
