@@ -1,13 +1,16 @@
 #include "process_tree.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -44,6 +47,41 @@ uint64_t status_kb(const std::string& text, const char* name) {
   const size_t at = text.find(name);
   if (at == std::string::npos) return 0;
   return std::strtoull(text.c_str() + at + std::char_traits<char>::length(name), nullptr, 10) * 1024;
+}
+
+// The inodes of the memfds that pid maps (/proc/PID/maps: address perms offset dev inode path).
+void mapped_memfds(pid_t pid, std::set<unsigned long>& inodes) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("/memfd:") == std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string range, perms, offset, dev;
+    unsigned long inode = 0;
+    if (fields >> range >> perms >> offset >> dev >> inode) inodes.insert(inode);
+  }
+}
+
+// Bytes allocated to the memfds the processes hold open and none of them maps, each file once.
+uint64_t unmapped_memfd_bytes(const std::vector<pid_t>& pids) {
+  std::set<unsigned long> mapped, counted;
+  for (pid_t p : pids) mapped_memfds(p, mapped);
+  uint64_t bytes = 0;
+  for (pid_t p : pids) {
+    const std::string fds = "/proc/" + std::to_string(p) + "/fd";
+    DIR* d = opendir(fds.c_str());
+    if (!d) continue;
+    while (const dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      const std::string fd = fds + "/" + e->d_name;
+      char target[256] = {};
+      if (readlink(fd.c_str(), target, sizeof target - 1) <= 0 || std::strncmp(target, "/memfd:", 7) != 0) continue;
+      struct stat st {};
+      if (stat(fd.c_str(), &st) != 0 || mapped.count(st.st_ino) || !counted.insert(st.st_ino).second) continue;
+      bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
+    closedir(d);
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -83,6 +121,7 @@ uint64_t tree_resident_bytes(pid_t root) {
   uint64_t total = 0;
   std::vector<pid_t> all = descendants(root);
   all.push_back(root);
+  total += unmapped_memfd_bytes(all);
   for (pid_t p : all) {
     std::ifstream in("/proc/" + std::to_string(p) + "/status");
     std::stringstream ss;

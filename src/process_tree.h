@@ -19,8 +19,10 @@ std::vector<pid_t> descendants(pid_t root);
 int end_descendants(pid_t root, std::chrono::milliseconds bound);
 
 // Memory that root and its descendants hold for themselves: the sum of their anonymous and
-// shared-memory resident pages (RssAnon + RssShmem of /proc/PID/status), in bytes. Pages mapped
-// by two of them are counted twice.
+// shared-memory resident pages (RssAnon + RssShmem of /proc/PID/status), in bytes, and the pages
+// of every memfd one of them holds open that none of them maps (RssShmem counts no page that is
+// not mapped: 1.5 GiB written into an unmapped memfd passed --memory-limit 512M). Pages mapped by
+// two of them are counted twice.
 uint64_t tree_resident_bytes(pid_t root);
 
 }  // namespace hk

@@ -1,6 +1,8 @@
 // Process and memory limits of a run: --memory-limit's sizes, and the ending of what a kernel
 // leaves running (orphans.h, process_tree.h).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <vector>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -144,6 +146,40 @@ TEST(ProcessTree, CountsTheResidentMemoryOfDescendants) {
   waitpid(child, nullptr, 0);
   close(p[0]), close(p[1]);
   EXPECT_GE(held, uint64_t{256} << 20);
+}
+
+// The memory of a child that writes 256 MiB into a memfd it holds open, mapped (mapped_too) or
+// not: RssShmem counts only mapped pages, so an unmapped memfd was memory no limit saw.
+uint64_t held_by_a_memfd_child(bool mapped_too) {
+  int p[2];
+  if (pipe(p) != 0) return 0;
+  const pid_t child = fork();
+  if (child == 0) {
+    const size_t n = size_t{256} << 20;
+    const int fd = memfd_create("hog", 0);
+    if (fd < 0 || ftruncate(fd, static_cast<off_t>(n)) != 0) _exit(1);
+    std::vector<char> chunk(1 << 20, 1);
+    for (size_t done = 0; done < n; done += chunk.size()) (void)!write(fd, chunk.data(), chunk.size());
+    void* map = mapped_too ? mmap(nullptr, n, PROT_READ, MAP_SHARED, fd, 0) : nullptr;
+    if (map) for (size_t i = 0; i < n; i += 4096) (void)*static_cast<volatile char*>(static_cast<char*>(map) + i);
+    (void)!write(p[1], "x", 1);
+    sleep(30);
+    _exit(0);
+  }
+  char c;
+  const bool ready = read(p[0], &c, 1) == 1;
+  const uint64_t held = ready ? tree_resident_bytes(child) : 0;
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(p[0]), close(p[1]);
+  return held;
+}
+
+TEST(ProcessTree, CountsTheMemoryOfAMemfdOnceMappedOrNot) {
+  const uint64_t unmapped = held_by_a_memfd_child(false), mapped = held_by_a_memfd_child(true);
+  EXPECT_GE(unmapped, uint64_t{256} << 20) << "an unmapped memfd's pages";
+  EXPECT_GE(mapped, uint64_t{256} << 20);
+  EXPECT_LT(mapped, uint64_t{400} << 20) << "a mapped memfd is counted once, not by its mapping and its descriptor";
 }
 
 }  // namespace
