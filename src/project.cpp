@@ -100,6 +100,46 @@ std::string derived_reference_outside(const KernelSpec& k, const ReferenceIndex&
 
 }  // namespace
 
+std::string source_boundary(const ProjectPaths& p) {
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(project_folder(p)), ec);
+  for (fs::path at = folder; !at.empty(); at = at.parent_path()) {
+    if (fs::exists(at / ".git", ec)) return at.string();
+    if (at == at.root_path()) break;
+  }
+  return folder.string();
+}
+
+namespace {
+
+bool lies_inside(const std::string& path, const std::string& boundary) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  const fs::path rel = p.lexically_relative(boundary);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+}  // namespace
+
+void refuse_sources_outside(LoadedManifests& loaded, const std::string& boundary, bool allowed) {
+  if (allowed) return;
+  std::vector<KernelSpec> kept;
+  for (KernelSpec& k : loaded.kernels) {
+    std::vector<std::pair<std::string, std::string>> files = {{"source", k.source}, {"reference_source", k.reference_source}};
+    for (const auto& [vendor, file] : k.vendor_sources) files.emplace_back("source/" + vendor, file);
+    const auto outside = std::find_if(files.begin(), files.end(), [&](const auto& f) { return !f.second.empty() && !lies_inside(f.second, boundary); });
+    if (outside == files.end()) {
+      kept.push_back(std::move(k));
+      continue;
+    }
+    loaded.errors.push_back(fmt::format("{}: {}/{}: {} lies outside the project ({}): hkcheck reads, copies and quotes kernel sources, "
+                                        "so one outside is refused; --allow-outside-root takes it",
+                                        k.manifest, k.json_path, outside->first, outside->second, boundary));
+    loaded.failed_kernels.push_back(k.name);
+  }
+  loaded.kernels = std::move(kept);
+}
+
 ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& project) {
   std::vector<std::string> files;
   for (const KernelSpec& k : loaded.kernels)

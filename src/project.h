@@ -34,6 +34,16 @@ struct LoadedManifests {
   std::set<std::string> axes_applied;       // the -a overrides some sweep took
 };
 
+// The folder a project's kernel sources must lie in: the git work tree holding its folder (a
+// repository's files are already its own), else the folder itself.
+std::string source_boundary(const ProjectPaths& p);
+
+// Leaves out, as manifest errors naming the field, the kernels whose source, per-vendor source or
+// reference_source lies outside `boundary` (links resolved): hkcheck reads, copies into repro
+// folders and quotes what a source holds, and a pull request's manifest could name any file of a
+// CI machine. Nothing is left out when allowed (--allow-outside-root).
+void refuse_sources_outside(LoadedManifests& loaded, const std::string& boundary, bool allowed);
+
 // Loads and validates every manifest of dir; a broken one is reported and the rest are kept.
 // A kernel name defined twice keeps its first definition.
 LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes = {});

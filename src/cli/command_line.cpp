@@ -57,6 +57,9 @@ void add_selection(CLI::App& app, SelectionSettings& s) {
       ->allow_extra_args(false);
   app.add_option("--last-failed", s.last_failed,
                  "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  app.add_flag("--allow-outside-root", s.allow_outside_root,
+               "Take kernel and reference sources outside the project's repository (its git work tree, else its folder), which are "
+               "refused by default: a manifest could otherwise have any file of the machine read, copied and quoted into the results");
   app.add_option("--shard", s.shard,
                  "Run part K of N of the selected cases (e.g. 2/4), balanced by cost; `hkcheck merge OUT DIR...` joins the parts");
   app.add_option("--shard-durations", s.shard_durations, "Balance --shard by the case times of an earlier run (its folder or results file)");

@@ -118,6 +118,7 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
       fmt::print(stderr, "hkcheck: -a {}: no sweep of the selected kernels in {} has a parameter '{}'\n", a.name, s.manifest_dir, a.name);
       return std::nullopt;
     }
+  refuse_sources_outside(out.loaded, source_boundary(out.project), s.select.allow_outside_root);
   out.references = find_references(out.loaded, out.project);
   for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", terminal_line(e));  // names are the manifest's text
   try {

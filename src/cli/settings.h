@@ -24,6 +24,7 @@ struct SelectionSettings {
   std::string last_failed;                 // --last-failed DIR
   std::string shard, shard_durations;      // --shard K/N, --shard-durations
   bool all = false;
+  bool allow_outside_root = false;         // --allow-outside-root: kernel sources outside the project's repository
 };
 
 // Where results go, and in which forms.

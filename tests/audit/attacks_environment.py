@@ -7,6 +7,8 @@ process, and the ordinary environments hkcheck must survive.
   (-MD -MF<path>) is refused naming the option, and nothing of it runs or is written.
 - As root: a temporary reference folder another user (65534) made is refused, never built into.
 - A secret in hkcheck's environment: the kernel cannot read it, and no report holds it.
+- A kernel source outside the project (a path, or a link inside to a file outside): refused and
+  nothing of it in the results; --allow-outside-root takes it.
 - A compile worker that leaves a child behind: nothing of the compile-only run outlives it.
 - ulimit -n 40: the run adapts and passes; ulimit -n 12: exit 2 naming the limit.
 - A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
@@ -213,6 +215,7 @@ def part_environment(audit, args, h):
     odd_project_path(e)
     descriptor_limits(e)
     compile_only_leftovers(e)
+    sources_outside(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -303,3 +306,26 @@ def compile_only_leftovers(e):
     left = e.h.leftovers(tag, 2.0)
     e.probe(r.rc == 0 and not left, "compile only: a compile worker's child does not outlive the run",
             f"exit {r.rc}; left: {left[:3]}\n{r.stderr[-800:]}", out)
+
+
+def sources_outside(e):
+    """A manifest naming a file outside the project (a pull request's, say) for its source, or a
+    link inside it to one: refused, named, nothing of it in the results; --allow-outside-root
+    takes it. The other kernel of the manifest still runs."""
+    secret = e.work / "ci-secret.cu"
+    secret.write_text("// CI_SECRET_hunter3\n")
+    for label, name in (("a path outside", str(secret)), ("a link inside to a file outside", "../kernels/scale/link.cu")):
+        project = make_project(e.work / f"outside-{label.split()[1]}")
+        (project / "kernels/scale/link.cu").symlink_to(secret)
+        doc = json.loads((project / "manifests/env.json").read_text())
+        other = dict(doc["kernels"][0], name="audit_env_outside", source=name)
+        doc["kernels"].append(other)
+        (project / "manifests/env.json").write_text(json.dumps(doc))
+        r, results, out = e.run("outside", project, e.work / "outside-cache")
+        text = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()) if out.exists() else ""
+        verdicts = {c["kernel"]: c["status"] for c in (results or {}).get("cases", [])}
+        e.probe(verdicts.get("audit_env_scale") == "PASS" and verdicts.get("audit_env_outside") == "ERROR" and "lies outside the project" in text
+                and "CI_SECRET" not in text + r.stderr, f"sources: {label} is refused and nothing of it reported", f"{verdicts}\n{r.stderr[-800:]}", out)
+    r, results, out = e.run("outside-allowed", project, e.work / "outside-cache", "--allow-outside-root")
+    verdicts = {c["kernel"]: c["status"] for c in (results or {}).get("cases", [])}
+    e.probe(verdicts.get("audit_env_outside") not in (None, "ERROR"), "sources: --allow-outside-root takes it", f"{verdicts}", out)
