@@ -20,9 +20,11 @@ Called by audit.py with its own module (`h`) for the shared helpers.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 PART = "environment"
 
@@ -312,7 +314,9 @@ def sources_outside(e):
     """A manifest naming a file outside the project (a pull request's, say) for its source, or a
     link inside it to one: refused, named, nothing of it in the results; --allow-outside-root
     takes it. The other kernel of the manifest still runs."""
-    secret = e.work / "ci-secret.cu"
+    # Outside any repository: the audit's own folder may lie inside this one (ctest's build/).
+    import tempfile
+    secret = Path(tempfile.mkdtemp(prefix="hkcheck-audit-secret-")) / "ci-secret.cu"
     secret.write_text("// CI_SECRET_hunter3\n")
     for label, name in (("a path outside", str(secret)), ("a link inside to a file outside", "../kernels/scale/link.cu")):
         project = make_project(e.work / f"outside-{label.split()[1]}")
@@ -329,3 +333,4 @@ def sources_outside(e):
     r, results, out = e.run("outside-allowed", project, e.work / "outside-cache", "--allow-outside-root")
     verdicts = {c["kernel"]: c["status"] for c in (results or {}).get("cases", [])}
     e.probe(verdicts.get("audit_env_outside") not in (None, "ERROR"), "sources: --allow-outside-root takes it", f"{verdicts}", out)
+    shutil.rmtree(secret.parent, ignore_errors=True)
