@@ -6,26 +6,17 @@
 #include <cerrno>
 #include <chrono>
 #include <fmt/format.h>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include "interrupt.h"
+#include "process_tree.h"
 
 namespace hk {
 namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(20);
 constexpr auto kSayAfter = std::chrono::seconds(2);
-
-// The state letter of /proc/PID/stat ('T' stopped, 'Z' a zombie), or 0 when the process is gone.
-char process_state(long pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  std::getline(in, text);
-  const size_t paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : 0;
-}
 
 }  // namespace
 
@@ -34,7 +25,7 @@ std::string lock_holder(int fd) {
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
   const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
   if (pid <= 0) return "another process";
-  const char state = process_state(pid);
+  const char state = state_of(static_cast<pid_t>(pid));
   if (state == 'T' || state == 't') return fmt::format("pid {}, stopped (kill -CONT {} resumes it)", pid, pid);
   return fmt::format("pid {}", pid);
 }

@@ -33,15 +33,6 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-// 'R', 'S', 'Z', 'T'...: the state field of /proc/PID/stat, or 0 when it is gone.
-char state_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return 0;
-  const size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() ? line[paren + 2] : 0;
-}
-
 // The "Name:   123 kB" figure of /proc/PID/status, in bytes.
 uint64_t status_kb(const std::string& text, const char* name) {
   const size_t at = text.find(name);
@@ -85,6 +76,14 @@ uint64_t unmapped_memfd_bytes(const std::vector<pid_t>& pids) {
 }
 
 }  // namespace
+
+char state_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() ? line[paren + 2] : 0;
+}
 
 std::vector<pid_t> descendants(pid_t root) {
   std::vector<pid_t> out;

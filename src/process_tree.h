@@ -14,6 +14,9 @@ namespace hk {
 // Every live descendant of root (not root itself), parents before their children.
 std::vector<pid_t> descendants(pid_t root);
 
+// 'R', 'S', 'Z', 'T'...: the state field of /proc/PID/stat, or 0 when it is gone.
+char state_of(pid_t pid);
+
 // SIGKILLs root's descendants until none is left or `bound` passes (a process forking without
 // end); reaps those that are this process's own children. Returns how many were killed.
 int end_descendants(pid_t root, std::chrono::milliseconds bound);

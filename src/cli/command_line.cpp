@@ -308,6 +308,17 @@ std::string config_file_of(const Settings& s) {
   return (std::filesystem::path(project_folder(find_project(s.root_dir, s.manifest_dir, s.self_exe))) / kConfigFileName).string();
 }
 
+// The first line of the command line's refusal of args (argv[0] first), or nothing when it takes
+// them; with cross, what cross_check refuses of them too.
+std::optional<std::string> refusal_of(const std::vector<std::string>& args, std::set<std::string>* option_names, bool cross) {
+  Settings scratch;
+  std::ostringstream why;
+  if (parse_once(args, scratch, option_names, &why) != kExitUsage) return cross ? cross_check(scratch) : std::nullopt;
+  std::string text = why.str();
+  if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  return text;
+}
+
 // After a command line with the environment's defaults was refused: the HKCHECK_* variable whose
 // value alone is refused, named with its value and the reason (the option's name alone would send
 // the user looking at a command line that does not hold it); "" when none alone is.
@@ -318,13 +329,7 @@ std::string refused_variable(const std::vector<std::string>& args, const std::se
     if (!value || given.count(option)) continue;
     std::vector<std::string> with = args;
     with.insert(with.end(), {option, value});
-    Settings scratch;
-    std::ostringstream why;
-    if (parse_once(with, scratch, option_names, &why) == kExitUsage) {
-      std::string text = why.str();
-      if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-      return fmt::format("{}={}: {}", variable, value, text);
-    }
+    if (const auto why = refusal_of(with, option_names, false)) return fmt::format("{}={}: {}", variable, value, *why);
   }
   return "";
 }
@@ -334,16 +339,8 @@ std::string refused_variable(const std::vector<std::string>& args, const std::se
 std::optional<std::string> refused_by_command_line(const std::vector<std::string>& options) {
   std::vector<std::string> args = {"hkcheck"};
   args.insert(args.end(), options.begin(), options.end());
-  Settings scratch;
   std::set<std::string> names;
-  std::ostringstream why;
-  if (parse_once(args, scratch, &names, &why) == kExitUsage) {
-    std::string text = why.str();
-    if (const size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-    return text;
-  }
-  if (const auto problem = cross_check(scratch)) return *problem;
-  return std::nullopt;
+  return refusal_of(args, &names, true);
 }
 
 std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
