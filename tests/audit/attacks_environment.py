@@ -10,6 +10,7 @@ process, and the ordinary environments hkcheck must survive.
 - A kernel source outside the project (a path, or a link inside to a file outside): refused and
   nothing of it in the results; --allow-outside-root takes it.
 - A compile worker that leaves a child behind: nothing of the compile-only run outlives it.
+- ulimit -v 1 GB: a cold run passes; 300 MB: each case an ERROR saying memory, no abort.
 - ulimit -n 40: the run adapts and passes; ulimit -n 12: exit 2 naming the limit.
 - A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
 - A kernel whose compile warns 20,000 times, run as 10 cases: the results stay small.
@@ -218,6 +219,7 @@ def part_environment(audit, args, h):
     descriptor_limits(e)
     compile_only_leftovers(e)
     sources_outside(e)
+    address_space_limits(e)
 
 
 SECRET_KERNEL = r"""// Fails when it can read the secret of hkcheck's environment; prints what it sees.
@@ -334,3 +336,20 @@ def sources_outside(e):
     verdicts = {c["kernel"]: c["status"] for c in (results or {}).get("cases", [])}
     e.probe(verdicts.get("audit_env_outside") not in (None, "ERROR"), "sources: --allow-outside-root takes it", f"{verdicts}", out)
     shutil.rmtree(secret.parent, ignore_errors=True)
+
+
+def address_space_limits(e):
+    """Under ulimit -v 1 GB a cold run passes; under 300 MB its reference compiles fail with the
+    compiler's own "virtual memory exhausted", an ERROR per case, never an abort of hkcheck."""
+    project = make_project(e.work / "vm")
+    for limit_kb, expect_pass in ((1000000, True), (300000, False)):
+        out = e.work / f"vm-{limit_kb}"
+        cmd = f"ulimit -v {limit_kb}; " + " ".join(e.h.shlex_quote(c) for c in e.command(project, e.work / f"vm-cache-{limit_kb}", out))
+        rc = e.run_shell(cmd + f" 2> {e.h.shlex_quote(str(out) + '.err')}")
+        err = (e.work / f"vm-{limit_kb}.err").read_text(errors="replace") if (e.work / f"vm-{limit_kb}.err").exists() else ""
+        doc, _ = e.h.load_json(out / "test_results.json")
+        aborted = any(s in err for s in ("terminate called", "Aborted", "core dumped"))
+        ok = not aborted and doc is not None and ((rc == 0 and e.verdict(doc) == "PASS") if expect_pass else
+                                                 (rc == 1 and e.verdict(doc) == "ERROR" and "memory" in json.dumps(doc)))
+        e.probe(ok, f"address space: under ulimit -v {limit_kb // 1000} MB: " + ("PASS" if expect_pass else "an ERROR that says memory, no abort"),
+                f"exit {rc}, verdict {e.verdict(doc)}: {err[-600:]}", out if doc else None)
