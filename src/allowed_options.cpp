@@ -4,14 +4,11 @@
 #include <fmt/format.h>
 #include <regex>
 
+#include "include_closure.h"
+
 namespace hk {
 // Named, not anonymous: a unity batch shares one anonymous namespace among its files.
 namespace option_rules {
-
-// Options whose folder or file is the next string (or joined: -Ifoo).
-constexpr const char* kPathOptions[] = {"-I", "-isystem", "-idirafter", "-iquote", "-include", "-imacros"};
-// NVRTC's long spellings of the same, joined with '='.
-constexpr const char* kLongPathOptions[] = {"--include-path=", "--system-include=", "--pre-include="};
 
 // Words that make a flag write, read or load a file of its choosing, or run a program: a flag
 // spelled with one is refused even where its shape is allowed (-fdump-tree-all, -fplugin=x,
@@ -91,13 +88,10 @@ std::optional<RefusedOption> refused_option(const std::vector<std::string>& opti
                       "compiler's code-generation flags, none of which names a path";
   for (size_t i = 0; i < options.size(); ++i) {
     const std::string& o = options[i];
-    if (std::find(std::begin(kPathOptions), std::end(kPathOptions), o) != std::end(kPathOptions)) {
-      ++i;  // its folder or file: read where the compiler reads headers
+    if (const auto path = include_option_at(options, i)) {  // a folder or file: read where the compiler reads headers
+      i += path->strings - 1;
       continue;
     }
-    const bool joined_path = std::any_of(std::begin(kPathOptions), std::end(kPathOptions), [&](const char* p) { return o.rfind(p, 0) == 0; }) ||
-                             std::any_of(std::begin(kLongPathOptions), std::end(kLongPathOptions), [&](const char* p) { return o.rfind(p, 0) == 0; });
-    if (joined_path) continue;
     if (o == "-mllvm" || o == "-Xclang") {
       if (backend == "cuda" || backend == "host") return RefusedOption{i, refusal(o, backend, "it is clang's, and this compiler is not clang")};
       if (i + 1 >= options.size()) return RefusedOption{i, refusal(o, backend, "it needs an argument: the next string")};

@@ -220,38 +220,47 @@ class Closure {
   bool computed_ = false, truncated_ = false;
 };
 
-// The option's folder or file when o is one of names (joined: -Ifoo, --include-path=foo; or the
-// next string: -I foo), advancing *i past what it read.
-bool option_value(const std::vector<std::string>& o, size_t* i, std::initializer_list<const char*> names, std::string* value) {
-  for (const char* n : names) {
-    const std::string name = n;
-    if (o[*i] == name || (name.back() == '=' && o[*i] == name.substr(0, name.size() - 1))) {
-      if (*i + 1 >= o.size()) return false;
-      *value = o[++*i];
-      return true;
-    }
-    if (o[*i].size() > name.size() && o[*i].compare(0, name.size(), name) == 0) {
-      *value = o[*i].substr(name.size());
-      return true;
-    }
-  }
-  return false;
-}
+struct IncludeOptionName {
+  const char* name;
+  IncludeOptionKind kind;
+};
+constexpr IncludeOptionName kIncludeOptions[] = {
+    {"-iquote", IncludeOptionKind::quote},           {"-isystem", IncludeOptionKind::system},   {"-idirafter", IncludeOptionKind::after},
+    {"-include", IncludeOptionKind::forced},         {"-imacros", IncludeOptionKind::forced},   {"-I", IncludeOptionKind::dir},
+    {"--include-path=", IncludeOptionKind::dir},     {"--system-include=", IncludeOptionKind::system},
+    {"--pre-include=", IncludeOptionKind::forced}};
 
 }  // namespace include_walk
 
 using namespace include_walk;
 
+std::optional<IncludeOption> include_option_at(const std::vector<std::string>& options, size_t i) {
+  const std::string& o = options[i];
+  for (const IncludeOptionName& n : kIncludeOptions) {
+    const std::string name = n.name;
+    if (o == name && name.back() != '=') {
+      if (i + 1 >= options.size()) return std::nullopt;
+      return IncludeOption{n.kind, options[i + 1], 2};
+    }
+    if (o.size() > name.size() && o.compare(0, name.size(), name) == 0) return IncludeOption{n.kind, o.substr(name.size()), 1};
+  }
+  return std::nullopt;
+}
+
 IncludeSearch include_search(const std::vector<std::string>& options) {
   IncludeSearch s;
   std::vector<std::string> system, after;
   for (size_t i = 0; i < options.size(); ++i) {
-    std::string v;
-    if (option_value(options, &i, {"-iquote"}, &v)) s.quote.push_back(v);
-    else if (option_value(options, &i, {"-isystem", "--system-include="}, &v)) system.push_back(v);
-    else if (option_value(options, &i, {"-idirafter"}, &v)) after.push_back(v);
-    else if (option_value(options, &i, {"-include", "--pre-include=", "-imacros"}, &v)) s.forced.push_back(v);
-    else if (option_value(options, &i, {"-I", "--include-path="}, &v)) s.dirs.push_back(v);
+    const std::optional<IncludeOption> opt = include_option_at(options, i);
+    if (!opt) continue;
+    i += opt->strings - 1;
+    switch (opt->kind) {
+      case IncludeOptionKind::quote: s.quote.push_back(opt->value); break;
+      case IncludeOptionKind::system: system.push_back(opt->value); break;
+      case IncludeOptionKind::after: after.push_back(opt->value); break;
+      case IncludeOptionKind::forced: s.forced.push_back(opt->value); break;
+      case IncludeOptionKind::dir: s.dirs.push_back(opt->value); break;
+    }
   }
   s.dirs.insert(s.dirs.end(), system.begin(), system.end());
   s.dirs.insert(s.dirs.end(), after.begin(), after.end());

@@ -8,6 +8,7 @@
 // (#include FOO) cannot be told: then every header of every folder the compile searches counts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,19 @@ struct IncludeSearch {
   std::vector<std::string> forced;  // -include and -imacros: read before the source
 };
 
-// The search a compile with these options makes: -Ifoo, -I foo, --include-path=foo, -isystem foo,
-// --system-include=foo, -iquote, -idirafter, -include, --pre-include=, -imacros.
+// An option that names an include folder or a file read before the source, as compilers spell
+// it: -I, -isystem, -idirafter, -iquote, -include, -imacros take the next string or a joined one
+// (-I foo, -Ifoo); NVRTC's --include-path=, --system-include=, --pre-include= a joined one.
+// The one table both the include walk and the option allow-list (allowed_options.h) read.
+enum class IncludeOptionKind { dir, quote, system, after, forced };
+struct IncludeOption {
+  IncludeOptionKind kind;
+  std::string value;  // the folder or file
+  size_t strings;     // 1 (joined) or 2 (the next string): how many of the options it takes
+};
+std::optional<IncludeOption> include_option_at(const std::vector<std::string>& options, size_t i);
+
+// The search a compile with these options makes (include_option_at's options, in order of kind).
 IncludeSearch include_search(const std::vector<std::string>& options);
 
 // One line for each file the source can reach ("<path> <hash>", the path as root writes it), one
