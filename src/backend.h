@@ -93,6 +93,10 @@ struct AllocationSlack {
   size_t before = 0, after = 0;
 };
 
+// Set in a worker's environment when it runs under a wrapper (--sanitize's compute-sanitizer),
+// which reports every failed API call as the program's: the backend then asks only what it must.
+constexpr const char* kUnderToolVariable = "HKCHECK_UNDER_TOOL";
+
 class Backend {
  public:
   using Kernel = void*;
@@ -106,9 +110,11 @@ class Backend {
   virtual Kernel load(const std::string& binary, const std::string& symbol) = 0;
   virtual KernelAttributes attributes(Kernel k) = 0;
   // The kernel's parameters in order; nullopt when the backend cannot tell (HIP: neither hipRTC
-  // nor the module API says).
-  virtual std::optional<std::vector<KernelParam>> parameters(Kernel k) {
+  // nor the module API says). passed: how many arguments the manifest passes; a backend that
+  // cannot count without an error a sanitizer would report as the kernel's looks no further.
+  virtual std::optional<std::vector<KernelParam>> parameters(Kernel k, size_t passed) {
     (void)k;
+    (void)passed;
     return std::nullopt;
   }
   // Opts the kernel in to more dynamic shared memory than the default per-block amount.

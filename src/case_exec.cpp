@@ -332,7 +332,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   try {
     const auto symbol = compiled.symbols.find(job.entry);
     Backend::Kernel fn = cache.load(be, key, compiled.binary, symbol == compiled.symbols.end() ? job.entry : symbol->second);
-    if (const auto params = be.parameters(fn)) {
+    if (const auto params = be.parameters(fn, plan.args.size())) {
       if (const std::string bad = argument_mismatch(plan, *params); !bad.empty()) {
         r.status = Status::ERROR;
         r.message = fmt::format("{}: the manifest's arguments do not fit '{}': {}", job.manifest, job.entry, bad);

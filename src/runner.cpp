@@ -113,6 +113,7 @@ WorkerLaunch Runner::launch(int device) const {
   std::vector<std::string> argv = opt_.wrapper;  // argv[0] is then the wrapper's path
   int child_device = device;
   std::vector<std::string> env = opt_.backend == "host" ? std::vector<std::string>{} : only_device_env(device, &child_device);
+  if (!opt_.wrapper.empty()) env.push_back(std::string(kUnderToolVariable) + "=1");
   argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(child_device),
                            "--protocol-fd", std::to_string(kWorkerProtocolFd)});
   if (!opt_.cache_dir.empty()) {

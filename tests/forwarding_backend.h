@@ -17,7 +17,7 @@ class ForwardingBackend : public Backend {
   CompileOutput compile(const CompileRequest& q) override { return be_->compile(q); }
   Kernel load(const std::string& binary, const std::string& symbol) override { return be_->load(binary, symbol); }
   KernelAttributes attributes(Kernel k) override { return be_->attributes(k); }
-  std::optional<std::vector<KernelParam>> parameters(Kernel k) override { return be_->parameters(k); }
+  std::optional<std::vector<KernelParam>> parameters(Kernel k, size_t passed) override { return be_->parameters(k, passed); }
   void allow_dynamic_shared(Kernel k, int64_t bytes) override { be_->allow_dynamic_shared(k, bytes); }
   uint64_t alloc(size_t bytes) override { return be_->alloc(bytes); }
   void free(uint64_t ptr) override { be_->free(ptr); }

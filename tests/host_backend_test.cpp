@@ -152,7 +152,7 @@ HK_KERNEL void no_parameters() {}
 )";
   const CompileOutput c = be->compile({source, "signature.cu", {}, {"signature", "no_parameters"}});
   ASSERT_TRUE(c.ok) << c.log;
-  const auto params = be->parameters(be->load(c.binary, c.symbols.at("signature")));
+  const auto params = be->parameters(be->load(c.binary, c.symbols.at("signature")), 0);
   ASSERT_TRUE(params);
   const std::vector<std::pair<ParamKind, size_t>> want = {
       {ParamKind::pointer, 8},      {ParamKind::pointer, 8},  {ParamKind::signed_int, 4},   {ParamKind::signed_int, 8}, {ParamKind::unsigned_int, 4},
@@ -168,7 +168,7 @@ HK_KERNEL void no_parameters() {}
   EXPECT_EQ((*params)[5].type, "double");
   EXPECT_EQ((*params)[7].type, "Mode");
   EXPECT_EQ((*params)[8].type, "bool");
-  const auto none = be->parameters(be->load(c.binary, c.symbols.at("no_parameters")));
+  const auto none = be->parameters(be->load(c.binary, c.symbols.at("no_parameters")), 0);
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 }

@@ -55,7 +55,7 @@ class SimBackend : public Backend {
     delete[] (reinterpret_cast<uint8_t*>(p) - slack_bytes.before);
   }
   AllocationSlack slack(uint64_t) override { return slack_bytes; }
-  std::optional<std::vector<KernelParam>> parameters(Kernel) override { return params; }
+  std::optional<std::vector<KernelParam>> parameters(Kernel, size_t) override { return params; }
   void upload(uint64_t dst, const void* src, size_t bytes) override { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); }
   void download(void* dst, uint64_t src, size_t bytes) override { std::memcpy(dst, reinterpret_cast<const void*>(src), bytes); }
   void launch(Kernel k, const std::array<int64_t, 3>&, const std::array<int64_t, 3>&, int64_t, void** args) override {

@@ -86,14 +86,21 @@ class CudaBackend final : public Backend {
   }
 
   // Sizes only (CUDA 12.4 drivers on): an i32 for an int64_t, a f64 for a float or a wrong count
-  // shows; an i32 for a float does not. An index past the last parameter is CUDA_ERROR_INVALID_VALUE.
-  std::optional<std::vector<KernelParam>> parameters(Kernel k) override {
+  // shows; an i32 for a float does not. An index past the last parameter is CUDA_ERROR_INVALID_VALUE,
+  // which compute-sanitizer reports as the program's error: counted by cuFuncGetParamCount where
+  // the driver has it; under a tool without it, only the passed arguments' slots are asked about
+  // (a parameter the manifest omits then goes unseen there; the run without the tool saw it).
+  std::optional<std::vector<KernelParam>> parameters(Kernel k, size_t passed) override {
     if (!cuFuncGetParamInfo_) return std::nullopt;
+    const auto fn = static_cast<CUfunction>(k);
+    size_t count = 32768;  // a kernel's parameters take at most 32764 bytes
+    if (cuFuncGetParamCount_) check(cuFuncGetParamCount_(fn, &count), "cuFuncGetParamCount");
+    else if (under_tool_) count = passed;
     std::vector<KernelParam> params;
-    for (size_t i = 0; i < 32768; ++i) {  // a kernel's parameters take at most 32764 bytes
+    for (size_t i = 0; i < count; ++i) {
       size_t offset = 0, size = 0;
-      const CUresult r = cuFuncGetParamInfo_(static_cast<CUfunction>(k), i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE) break;
+      const CUresult r = cuFuncGetParamInfo_(fn, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE && !cuFuncGetParamCount_) break;
       check(r, fmt::format("cuFuncGetParamInfo(parameter {})", i));
       params.push_back(KernelParam{ParamKind::unknown, size, ""});
     }
@@ -186,6 +193,8 @@ class CudaBackend final : public Backend {
     cuFuncSetAttribute_ = cuda_->get<decltype(cuFuncSetAttribute_)>("cuFuncSetAttribute");
     // CUDA 12.4 on; without it the arguments' sizes go unchecked.
     cuFuncGetParamInfo_ = reinterpret_cast<decltype(cuFuncGetParamInfo_)>(cuda_->try_symbol("cuFuncGetParamInfo"));
+    cuFuncGetParamCount_ = reinterpret_cast<decltype(cuFuncGetParamCount_)>(cuda_->try_symbol("cuFuncGetParamCount"));  // 13.1 on
+    under_tool_ = std::getenv(kUnderToolVariable) != nullptr;
     cuMemAlloc_ = cuda_->get<decltype(cuMemAlloc_)>("cuMemAlloc_v2");
     cuMemFree_ = cuda_->get<decltype(cuMemFree_)>("cuMemFree_v2");
     cuMemcpyHtoD_ = cuda_->get<decltype(cuMemcpyHtoD_)>("cuMemcpyHtoD_v2");
@@ -261,6 +270,8 @@ class CudaBackend final : public Backend {
   CUresult (*cuFuncGetAttribute_)(int*, CUfunction_attribute, CUfunction) = nullptr;
   CUresult (*cuFuncSetAttribute_)(CUfunction, CUfunction_attribute, int) = nullptr;
   CUresult (*cuFuncGetParamInfo_)(CUfunction, size_t, size_t*, size_t*) = nullptr;
+  CUresult (*cuFuncGetParamCount_)(CUfunction, size_t*) = nullptr;
+  bool under_tool_ = false;  // a wrapper such as compute-sanitizer watches every API call
   CUresult (*cuMemAlloc_)(CUdeviceptr*, size_t) = nullptr;
   CUresult (*cuMemFree_)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD_)(CUdeviceptr, const void*, size_t) = nullptr;

@@ -204,7 +204,7 @@ class HostBackend final : public Backend {
 
   void allow_dynamic_shared(Kernel, int64_t) override {}
 
-  std::optional<std::vector<KernelParam>> parameters(Kernel k) override { return static_cast<const LoadedKernel*>(k)->params; }
+  std::optional<std::vector<KernelParam>> parameters(Kernel k, size_t) override { return static_cast<const LoadedKernel*>(k)->params; }
 
   uint64_t alloc(size_t bytes) override {
     const host::GuardedBlock block = host::guarded_alloc(bytes);

@@ -64,7 +64,7 @@ class IsolatedHostBackend final : public Backend {
   void allow_dynamic_shared(Kernel, int64_t) override {}
   // As the kernel process read them from the library: what the kernel itself says, which only
   // serves to catch a manifest's mistake, never to judge.
-  std::optional<std::vector<KernelParam>> parameters(Kernel k) override {
+  std::optional<std::vector<KernelParam>> parameters(Kernel k, size_t) override {
     const auto it = params_.find(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(k)));
     if (it == params_.end()) return std::nullopt;
     return it->second;

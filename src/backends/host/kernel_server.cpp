@@ -103,7 +103,7 @@ class Server {
       off += static_cast<size_t>(n);
     }
     kernels_.push_back(local_.load(binary, symbol));
-    reply_tail = host_params_text(local_.parameters(kernels_.back()).value_or(std::vector<KernelParam>{}));
+    reply_tail = host_params_text(local_.parameters(kernels_.back(), 0).value_or(std::vector<KernelParam>{}));
     return kernels_.size();  // handles start at 1
   }
 
