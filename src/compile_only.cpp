@@ -147,7 +147,8 @@ void judge_resources(const CompileItem& item, const EntryResources* res, CaseRes
   r.status = Status::SKIP;
   r.reason = "HW_LIMIT";
   r.notes.push_back(r.message);
-  r.message = fmt::format("{}: {} over by {}", r.limit->what, r.limit->requested, r.limit->requested - r.limit->limit);
+  r.message = fmt::format("{}: requested {}, {} limit {}, over by {}", r.limit->what, r.limit->requested, item.arch, r.limit->limit,
+                          r.limit->requested - r.limit->limit);
 }
 
 // The compiles of one run by what they compile: the kernels of one file in one configuration
@@ -206,14 +207,16 @@ class CompilerProcess {
     if (!proc_ && !start(r)) return std::nullopt;
     const CompileJob job{std::to_string(next_id_++), item.source, item.options, entries, std::nullopt};
     proc_->write_line(json(job).dump());
-    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(opt_.timeout_s * 1000));
+    // A manifest's per-kernel timeout gives a kernel whose compile is known to be long more time.
+    const double limit_s = std::max(opt_.timeout_s, item.kernel->timeout.value_or(0.0));
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(limit_s * 1000));
     std::string line;
     const auto rd = proc_->read_line(line, deadline);
     if (rd != Subprocess::Read::line) {
       if (rd == Subprocess::Read::timeout) proc_->kill();
       const ExitStatus st = proc_->wait();
       r.status = Status::COMPILE_ERROR;
-      r.message = rd == Subprocess::Read::timeout ? fmt::format("the compiler did not finish within {} s; it was killed", opt_.timeout_s)
+      r.message = rd == Subprocess::Read::timeout ? fmt::format("the compiler did not finish within {} s (--compile-timeout, or the kernel's \"timeout\"); it was killed", limit_s)
                                                   : "the compiler crashed (" + st.describe() + ")";
       const std::string tail = proc_->output_tail(2000);
       if (!tail.empty()) r.message += "; its output: " + tail;

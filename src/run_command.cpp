@@ -52,6 +52,7 @@ RunOptions runner_options(const Settings& s, const SelectedCases& sel) {
   o.references = ReferenceLibraries::start(sel.selection.kernels, sel.references,
                                   {s.cache_dir, "", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), s.compile_timeout,
                                    o.project_root, resolve_memory_limit(s.memory_limit, 1)});
+  o.setup_timeout_s = s.compile_timeout;
   o.jobs = s.jobs;
   o.reference_cache = !s.no_ref_cache;
   o.max_fail = s.exit_first ? 1 : s.max_fail;
@@ -427,7 +428,7 @@ int compile_only_mode(Settings& s) {
   RunInfo info = run_info(s.argv, sel->loaded.errors);
   info.spec = spec_from_settings(s, sel->seeds, sel->project.references);
   const int rc = compile_only_command(sel->selection.kernels,
-                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.timeout, s.host, s.hiprtc_root,
+                                      CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.compile_timeout, s.host, s.hiprtc_root,
                                                          s.cache_dir, absolute_project_folder(*sel)},
                                       info, s.report);
   return rc != kExitOk ? rc : sel->loaded.errors.empty() ? kExitOk : kExitUsage;

@@ -172,7 +172,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
   } catch (const PlanError& e) {
     return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_));
   }
-  const double timeout = k.timeout.value_or(opt_.timeout_s);
+  const CaseTimeouts timeout{k.timeout.value_or(opt_.timeout_s), opt_.setup_timeout_s};
   if (isolation == Isolation::case_alone) session.close();
   // The latest cases this worker ran, for a LEAK verdict to name.
   const auto& h = session.history();
@@ -189,9 +189,10 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
 }
 
 CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,
-                               const CaseJob& job, double timeout, int device) {
+                               const CaseJob& job, const CaseTimeouts& timeout, int device) {
   CaseJob alone_job = job;
   alone_job.repro_dir.clear();  // the repro keeps the output of the verdict being reported
+  alone_job.time_launches = 0;  // the rerun is for the verdict only
   WorkerSession fresh(launch(device));
   const CaseResult alone = fresh.run(alone_job, timeout);
   fresh.close();
@@ -222,7 +223,7 @@ std::unique_ptr<CompileAhead> Runner::compile_ahead(const std::vector<CaseTask>&
   for (const auto& unit : units)
     for (size_t i : unit) cases.emplace_back(tasks[i].kernel, tasks[i].c);
   return std::make_unique<CompileAhead>(
-      CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.timeout_s},
+      CompileAheadOptions{opt_.exe, opt_.cache_dir, opt_.project_root, opt_.compile_ahead, opt_.setup_timeout_s},
       [cases = std::move(cases), device = *device_, dir = opt_.cache_dir, root = opt_.project_root, seed = opt_.seed, repeat = opt_.repeat] {
         const CompileCache kept(dir, root);  // a warm run starts no process
         return ahead_compile_jobs(cases, device, seed, repeat, &kept);

@@ -33,7 +33,7 @@ struct RunOptions {
   std::string exe;               // this hkcheck binary, started again in worker mode
   std::string backend = "auto";  // becomes the probed backend's name after probe()
   int device = 0;                // the device probe() opens; devices[0] when devices is given
-  double timeout_s = 30;         // per case, from the request to the result
+  double timeout_s = 30;         // per case, for its kernel's launches from the first, and each later part (CaseTimeouts)
   double start_timeout_s = 120;  // for a worker to create its context and say hello
   uint64_t seed = 0;
   std::string cache_dir;
@@ -48,6 +48,7 @@ struct RunOptions {
   uint64_t memory_limit = 0;     // bytes each worker's processes may hold; 0: no limit (memory_limit.h)
   bool reference_cache = true;   // workers may read reference outputs back from the cache (--no-ref-cache: false)
   int compile_ahead = 0;         // processes compiling the run's kernels ahead of its workers (compile_ahead.h); 0: none
+  double setup_timeout_s = 300;  // per case, for its inputs and compile (CaseTimeouts) (--compile-timeout)
   std::string project_root;      // compile cache keys name paths relative to it, in the workers and the compiles ahead ("": absolute)
   // Reference name -> its library, or why it has none, built beside the run (null: none).
   std::shared_ptr<ReferenceLibraries> references;
@@ -97,7 +98,7 @@ class Runner {
   std::unique_ptr<CompileAhead> compile_ahead(const std::vector<CaseTask>& tasks, const std::vector<std::vector<size_t>>& units) const;
   CaseResult run_task(WorkerSession& session, int device, const CaseTask& t, Isolation isolation);
   CaseResult check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,
-                         const CaseJob& job, double timeout, int device);
+                         const CaseJob& job, const CaseTimeouts& timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
   std::optional<DeviceInfo> device_;  // the first device probed: compiles made ahead are for it

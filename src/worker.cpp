@@ -112,7 +112,11 @@ int run_worker(const WorkerOptions& opt) {
       continue;
     }
     chan.send(CaseAnswer{{"started", req.id}, req.kernel, req.case_name, std::nullopt, ""});
-    set_case_phase_sink([&](const std::string& phase) { chan.send(CaseAnswer{{"phase", req.id}, req.kernel, req.case_name, std::nullopt, phase}); });
+    set_case_phase_sink([&](const std::string& phase, const CaseResult* checked) {
+      CaseAnswer told{{"phase", req.id}, req.kernel, req.case_name, std::nullopt, phase};
+      if (checked) told.checked = *checked;
+      chan.send(told);
+    });
     bool sticky = false;
     answer.result = execute_case(*be, *req.job, cache, &sticky, references ? &*references : nullptr, &device_inputs);
     set_case_phase_sink(nullptr);

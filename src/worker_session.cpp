@@ -86,7 +86,7 @@ std::optional<DeviceInfo> read_hello(Subprocess& w, const std::string& exe, doub
 }
 
 // What a worker that said nothing more about its case left us: the verdict and its message.
-void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stopped, double timeout_s) {
+void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stopped, double timeout_s, const std::string& phase) {
   // A second signal kills the workers from the handler: a worker gone while the run stops was
   // stopped, not crashed, and --resume must run its case again.
   if (stopped || interrupt_signal() != 0) {
@@ -96,7 +96,8 @@ void fill_lost_case(CaseResult& r, Subprocess& w, Subprocess::Read rd, bool stop
     w.kill();
     w.wait();
     r.status = Status::TIMEOUT;
-    r.message = fmt::format("no result within {} s; the worker was killed", timeout_s);
+    r.message = phase == kPhaseKernel ? fmt::format("the kernel did not finish within {} s of its first launch; the worker was killed", timeout_s)
+                                      : fmt::format("no result within {} s of the start of its {}; the worker was killed", timeout_s, phase);
     const std::string tail = w.output_tail(2000);
     if (!tail.empty()) r.notes.push_back("worker output: " + tail);
   } else if (w.wait_for(std::chrono::seconds(2))) {
@@ -119,6 +120,65 @@ void blame_the_reference(CaseResult& r, const std::string& reference) {
   r.message = fmt::format("the reference '{}' {}, so the kernel's output was not judged (an error of the reference, not a verdict on "
                           "the kernel): {}",
                           reference, what, r.message);
+}
+
+// A case lost before its first launch: the compile or the inputs waited for the CPU or hung, and
+// the kernel never ran.
+void blame_the_setup(CaseResult& r, const std::string& phase) {
+  if (r.status != Status::CRASH && r.status != Status::TIMEOUT) return;
+  const bool timed_out = r.status == Status::TIMEOUT;
+  r.status = Status::ERROR;
+  if (timed_out) r.reason = "SETUP_TIMEOUT";
+  r.message = fmt::format("the case's {} {} before the kernel's first launch, so the kernel never ran (not a verdict on it{}): {}",
+                          phase == kPhaseCompile ? "compile" : "inputs", timed_out ? "did not finish" : "crashed",
+                          timed_out ? "; --compile-timeout bounds it" : "", r.message);
+}
+
+// A case whose --time launches ran past their time: the verdict of its checked launches stands.
+CaseResult keep_the_verdict(CaseResult checked, double limit_s, int launches) {
+  checked.notes.push_back(fmt::format("no timing: the {} timed launches did not finish within {} s, and the worker was killed; "
+                                      "the verdict is that of the checked launches",
+                                      launches, limit_s));
+  return checked;
+}
+
+// The deadline of the part of a case its worker runs now (CaseTimeouts).
+class PhaseClockOfCase {
+ public:
+  explicit PhaseClockOfCase(const CaseTimeouts& t) : t_(t) { enter(kPhaseInputs); }
+  void enter(const std::string& phase) {
+    // One setup clock runs through inputs and compile; every other part starts its own.
+    const bool setup = before_the_kernel(phase);
+    if (!(setup && in_setup_)) {
+      limit_s_ = setup ? t_.setup_s : t_.kernel_s;
+      started_ = Clock::now();
+      deadline_ = after(limit_s_);
+    }
+    in_setup_ = setup;
+    phase_ = phase;
+  }
+  const std::string& phase() const { return phase_; }
+  Clock::time_point deadline() const { return deadline_; }
+  double limit_s() const { return limit_s_; }
+  double ms_in_phase() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
+
+ private:
+  CaseTimeouts t_;
+  std::string phase_;
+  bool in_setup_ = false;
+  double limit_s_ = 0;
+  Clock::time_point started_, deadline_;
+};
+
+// A worker's record, checked against the case it answers and against its own figures.
+CaseResult check_record(CaseResult r, const CaseJob& job) {
+  if (r.kernel != job.kernel || r.case_name != job.case_name)
+    throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
+  // The verdict must follow from the record's own figures by the rule that decided it
+  // (output_check.h): a record that does not was forged or corrupted, and is never a PASS.
+  if (const std::string why = verdict_contradiction(r, job.plan); !why.empty())
+    throw std::runtime_error(fmt::format("the worker reported {}, which its own record contradicts: {}", status_name(r.status), why));
+  return r;
 }
 
 // A worker whose processes held more memory than --memory-limit allows.
@@ -195,7 +255,7 @@ std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   return dev;
 }
 
-CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
+CaseResult WorkerSession::run(const CaseJob& job, const CaseTimeouts& timeouts) {
   const auto t0 = Clock::now();
   CaseResult r = job_result(job);
   double worker_start_ms = 0;
@@ -229,25 +289,28 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       return finish(r);
     }
     history_.push_back(job.kernel + " / " + job.case_name);
-    const auto deadline = after(timeout_s);
+    PhaseClockOfCase clock(timeouts);
     int ignored = 0;
     size_t ignored_bytes = 0;
-    std::string phase = kPhaseInputs;
+    std::optional<CaseResult> checked;  // the verdict before --time's launches
     for (;;) {
       std::string line;
       bool stopped = false;
       uint64_t held = 0;
-      const auto rd = read_or_stop(*worker_, line, deadline, &stopped, launch_.memory_limit, &held);
+      const auto rd = read_or_stop(*worker_, line, clock.deadline(), &stopped, launch_.memory_limit, &held);
       if (held > 0) {
         fill_memory_case(r, *worker_, held, launch_.memory_limit);
-        if (phase == kPhaseReference) blame_the_reference(r, job.reference);
+        if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
         note_ignored(r, ignored);
         discard();
         return finish(r);
       }
       if (rd != Subprocess::Read::line) {
-        fill_lost_case(r, *worker_, rd, stopped, timeout_s);
-        if (phase == kPhaseReference) blame_the_reference(r, job.reference);
+        fill_lost_case(r, *worker_, rd, stopped, clock.limit_s(), clock.phase());
+        if (r.status == Status::TIMEOUT && clock.phase() == kPhaseKernel) r.timings.kernel_ms = clock.ms_in_phase();
+        if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
+        if (before_the_kernel(clock.phase())) blame_the_setup(r, clock.phase());
+        if (checked && r.status == Status::TIMEOUT) r = keep_the_verdict(*checked, clock.limit_s(), job.time_launches);
         note_ignored(r, ignored);
         discard();
         return finish(r);
@@ -268,16 +331,11 @@ CaseResult WorkerSession::run(const CaseJob& job, double timeout_s) {
       }
       const CaseAnswer answer = msg.get<CaseAnswer>();
       if (!answer.result) {  // "started", or the part of the case it runs now
-        if (answer.header.type == "phase") phase = answer.phase;
+        if (answer.header.type == "phase") clock.enter(answer.phase);
+        if (answer.checked) checked = check_record(*answer.checked, job);
         continue;
       }
-      r = *answer.result;
-      if (r.kernel != job.kernel || r.case_name != job.case_name)
-        throw std::runtime_error(fmt::format("the worker answered for {} / {} when asked for {} / {}", r.kernel, r.case_name, job.kernel, job.case_name));
-      // The verdict must follow from the record's own figures by the rule that decided it
-      // (output_check.h): a record that does not was forged or corrupted, and is never a PASS.
-      if (const std::string why = verdict_contradiction(r, job.plan); !why.empty())
-        throw std::runtime_error(fmt::format("the worker reported {}, which its own record contradicts: {}", status_name(r.status), why));
+      r = check_record(*answer.result, job);
       break;
     }
     note_ignored(r, ignored);

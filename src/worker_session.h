@@ -19,6 +19,15 @@ namespace hk {
 class LiveWorkerMark;
 class Subprocess;
 
+// How long each part of a case may take (case_phase.h), each from its own start. kernel_s: the
+// kernel's launches (TIMEOUT past it); --time's launches (no timing past it; the verdict stands);
+// the reference and the checks (an ERROR of the reference). setup_s: inputs and compile before
+// the first launch, which wait for the CPU on a loaded machine (an ERROR saying the kernel never ran).
+struct CaseTimeouts {
+  double kernel_s = 30;
+  double setup_s = 300;
+};
+
 struct WorkerLaunch {
   std::vector<std::string> argv;  // the worker's command line (a wrapper such as compute-sanitizer first)
   double start_timeout_s = 120;   // for the worker to open its device and say hello
@@ -37,10 +46,10 @@ class WorkerSession {
   // *why. An interrupt while waiting counts as a failure to start.
   std::optional<DeviceInfo> start(std::string* why);
 
-  // Runs job with a limit of timeout_s seconds from the request to the result. Whatever happens
-  // to the worker, the case gets a result (CRASH, TIMEOUT, NOT_RUN on interrupt, ERROR when the
-  // worker could not start); the timings' wall time is the parent's.
-  CaseResult run(const CaseJob& job, double timeout_s);
+  // Runs job, each of its parts within its own limit. Whatever happens to the worker, the case
+  // gets a result (CRASH, TIMEOUT, NOT_RUN on interrupt, ERROR when the worker could not start or
+  // the case's setup ran out of time); the timings' wall time is the parent's.
+  CaseResult run(const CaseJob& job, const CaseTimeouts& timeouts);
 
   // Cases the current worker has run, oldest first ("kernel / case"); empty for a fresh one.
   const std::vector<std::string>& history() const { return history_; }

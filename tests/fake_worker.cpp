@@ -10,6 +10,8 @@
 // figures of the planned outputs, as the parent checks them against the verdict.
 // --backend other_protocol says hello in another protocol version, as another hkcheck's binary
 // would; --backend no_protocol says a hello that names no version, as a binary older than versions.
+// setup_hang hangs before its kernel's first launch (a compile that never ends); timing_hang
+// passes, then hangs in --time's launches.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -69,6 +71,8 @@ int main(int argc, char** argv) {
     const std::string kernel = req.kernel;
     send(hk::CaseAnswer{{"started", req.id}, kernel, req.case_name, std::nullopt});
     std::fprintf(stderr, "fake worker running %s\n", kernel.c_str());
+    if (kernel == "setup_hang") std::this_thread::sleep_for(std::chrono::hours(1));  // a compile that never ends
+    send(hk::CaseAnswer{{"phase", req.id}, kernel, req.case_name, std::nullopt, "kernel"});
     if (kernel == "segv") std::raise(SIGSEGV);
     if (kernel == "abort") std::abort();
     if (kernel == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
@@ -136,6 +140,12 @@ int main(int argc, char** argv) {
       }
       const char* f = std::getenv("HKCHECK_FAKE_WORKER_ESCAPE_FILE");
       for (int i = 0; f && i < 200 && !std::filesystem::exists(f); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (kernel == "timing_hang") {  // passes its checked launches, then hangs in --time's
+      hk::CaseAnswer timing{{"phase", req.id}, kernel, req.case_name, std::nullopt, "timing"};
+      timing.checked = r;
+      send(timing);
+      std::this_thread::sleep_for(std::chrono::hours(1));
     }
     if (kernel == "close_protocol") {  // closes its protocol descriptor and carries on
       std::fclose(out);

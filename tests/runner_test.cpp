@@ -2,6 +2,7 @@
 // worker (tests/fake_worker.cpp) in place of `hkcheck --worker`.
 #include "runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <gtest/gtest.h>
@@ -83,6 +84,35 @@ TEST(Runner, HangIsKilledAtTheTimeout) {
   EXPECT_GE(s, 1.0);
   EXPECT_LT(s, 2.0) << "TIMEOUT must come within the timeout plus one second";
   EXPECT_EQ(run_fake("ok").status, Status::PASS);
+}
+
+// The case timeout is the kernel's, from its first launch: a case whose compile or inputs never
+// end (a loaded machine, a hung compiler) is an ERROR saying the kernel never ran, at the
+// setup's own limit (--compile-timeout), never a TIMEOUT of the kernel at --timeout.
+TEST(Runner, ASetupThatNeverEndsIsAnErrorAtItsOwnLimitNotATimeout) {
+  RunOptions o{FAKE_WORKER_PATH, "fake", 0, 0.5, 5, 0, ""};
+  o.setup_timeout_s = 1.5;
+  Runner runner(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  const CaseResult r = runner.run(kernel("setup_hang"), CaseSpec{"c", {}, {}});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, Status::ERROR) << r.message;
+  EXPECT_EQ(r.reason, "SETUP_TIMEOUT");
+  EXPECT_NE(r.message.find("the kernel never ran"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("--compile-timeout"), std::string::npos) << r.message;
+  EXPECT_GE(s, 1.5) << "the kernel's 0.5 s must not bound the setup";
+}
+
+// --time's launches come after the verdict and have a limit of their own: past it the case keeps
+// the verdict of its checked launches, with a note, and is never a TIMEOUT.
+TEST(Runner, TimedLaunchesPastTheirLimitKeepTheCheckedVerdict) {
+  RunOptions o{FAKE_WORKER_PATH, "fake", 0, 1.0, 5, 0, ""};
+  o.time_launches = 20;
+  Runner runner(o);
+  const CaseResult r = runner.run(kernel("timing_hang"), CaseSpec{"c", {}, {}});
+  EXPECT_EQ(r.status, Status::PASS) << r.message;
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.find("no timing: the 20 timed launches") == 0; }))
+      << ::testing::PrintToString(r.notes);
 }
 
 TEST(Runner, EarlyExitIsACrashWithTheExitCode) {

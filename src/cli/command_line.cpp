@@ -116,8 +116,14 @@ void add_run(CLI::App& app, Settings& s) {
   app.add_option("--root", s.root_dir,
                  "Kernel project folder holding manifests/, kernels/, references/ (default: the current folder when it holds manifests/)");
   app.add_option("--manifests", s.manifest_dir, "Folder of manifests (default: manifests/ of the project)");
-  app.add_option("--timeout", s.timeout, "Seconds allowed per case before it is killed (TIMEOUT)")->capture_default_str()->check(timeout_check());
-  app.add_option("--compile-timeout", s.compile_timeout, "Seconds a reference library's compile may take before it is stopped")
+  app.add_option("--timeout", s.timeout,
+                 "Seconds a case's kernel may run, from its first launch, before it is killed (TIMEOUT); a manifest's per-kernel "
+                 "\"timeout\" overrides it. --time's launches have as long again of their own")
+      ->capture_default_str()
+      ->check(timeout_check());
+  app.add_option("--compile-timeout", s.compile_timeout,
+                 "Seconds a compile may take (each kernel file, each reference library, --compile-only's), and each case's other "
+                 "parts: its inputs before the kernel runs, its reference after (an ERROR, never a TIMEOUT of the kernel)")
       ->capture_default_str()
       ->check(timeout_check());
   app.add_option_function<std::string>(

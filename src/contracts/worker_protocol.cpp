@@ -83,6 +83,7 @@ void to_json(json& j, const CaseAnswer& a) {
   j = {{"type", a.header.type}, {"id", a.header.id}, {"kernel", a.kernel}, {"case", a.case_name}};
   if (a.result) j["result"] = *a.result;
   if (a.header.type == "phase") j["phase"] = a.phase;
+  if (a.checked) j["checked"] = *a.checked;
 }
 
 void from_json(const json& j, CaseAnswer& a) {
@@ -92,6 +93,7 @@ void from_json(const json& j, CaseAnswer& a) {
   read_field(j, "case", a.case_name);
   if (a.header.type == "result") read_field(j, "result", a.result.emplace());
   if (a.header.type == "phase") read_field(j, "phase", a.phase);
+  if (a.header.type == "phase" && j.contains("checked")) read_field(j, "checked", a.checked.emplace());
 }
 
 }  // namespace hk

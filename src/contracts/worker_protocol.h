@@ -6,7 +6,8 @@
 //   parent -> case worker:    CaseRequest  {"type":"run","id":I,"kernel":K,"case":C,"job":{...CaseJob...}}
 //                                          or {"type":"exit"}
 //   case worker -> parent:    CaseAnswer   {"type":"started","id":I,"kernel":K,"case":C}
-//                                          {"type":"phase",...,"phase":"kernel"|"reference"|"checks"} (case_phase.h)
+//                                          {"type":"phase",...,"phase":"compile"|"kernel"|"reference"|"checks"} (case_phase.h)
+//                                          {"type":"phase",...,"phase":"timing","checked":{...CaseResult...}}
 //                                          then {"type":"result","id":I,"kernel":K,"case":C,"result":{...CaseResult...}}
 //   parent -> compile worker: CompileJob, compile worker -> parent: CompileAnswer (compile_messages.h)
 // The parent takes only answers carrying its request's id (AnswerHeader is read first), and a
@@ -25,7 +26,7 @@
 namespace hk {
 
 // Bumped whenever a message of either worker changes shape or meaning.
-constexpr int kWorkerProtocolVersion = 3;  // 3: a case worker says which part of the case it runs
+constexpr int kWorkerProtocolVersion = 4;  // 3: a case worker says which part of the case it runs; 4: "compile", "timing"
 
 struct WorkerHello {
   int protocol = kWorkerProtocolVersion;  // 0 when the hello names none (a worker older than versions)
@@ -57,6 +58,7 @@ struct CaseAnswer {
   std::string kernel, case_name;
   std::optional<CaseResult> result;  // for "result"
   std::string phase;                 // for "phase": case_phase.h
+  std::optional<CaseResult> checked;  // for the "timing" phase: the verdict before the timed launches
 };
 
 void to_json(nlohmann::json& j, const WorkerHello& h);
