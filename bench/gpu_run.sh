@@ -11,6 +11,8 @@
 #   bench/gpu_run.sh OUTDIR cpu              # where a cold run's CPU-seconds go, and each part alone
 #   bench/gpu_run.sh OUTDIR timeline         # a cold run's busy cores second by second, its console stamped
 #   HKCHECK_OLD_REFERENCES=DIR bench/gpu_run.sh OUTDIR refs_ab   # cold --all with these references and older ones
+#   bench/gpu_run.sh OUTDIR sanitizers       # the known-bad corpus under each compute-sanitizer tool, the four side by side
+#   bench/gpu_run.sh OUTDIR timed            # --all, then --all --time twice: the verdicts must not change
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,41 @@ for stage in "$@"; do
       build-gpu/hkcheck --diff results/h100/test_results.json "$out/all/test_results.json" | tail -3
       build-gpu/tests/hkcheck_tests --gtest_brief=1 >"$out/unit_tests.log" 2>&1
       tail -3 "$out/unit_tests.log"
+      ;;
+    sanitizers)
+      # Every case of the known-bad corpus under memcheck, racecheck, synccheck and initcheck: the
+      # twins must pass (no API error of hkcheck's own in a report) and known_bad_check find 0 problems.
+      for tool in memcheck racecheck synccheck initcheck; do
+        rm -rf "$out/known_bad_$tool"
+        build-gpu/hkcheck --manifests tests/known_bad --out "$out/known_bad_$tool" --cache-dir "$cache-$tool" --no-repro \
+          --sanitize=$tool >"$out/known_bad_$tool.log" 2>&1 &
+      done
+      wait
+      for tool in memcheck racecheck synccheck initcheck; do
+        echo "known_bad under $tool: $(tail -1 "$out/known_bad_$tool.log")"
+        build-gpu/tests/known_bad_check "$out/known_bad_$tool/test_results.json" tests/known_bad > "$out/known_bad_check_$tool.txt" 2>&1
+        echo "known_bad_check ($tool) exit $?: $(tail -1 "$out/known_bad_check_$tool.txt")"
+      done
+      ;;
+    timed)
+      # --time's launches come after the verdict with a limit of their own: two timed runs give
+      # the verdicts of the untimed one, case by case.
+      rm -rf "$out/untimed" "$out/timed1" "$out/timed2"
+      build-gpu/hkcheck --all --out "$out/untimed" --no-repro --cache-dir "$cache" >"$out/untimed.log" 2>&1; tail -1 "$out/untimed.log"
+      for run in timed1 timed2; do
+        build-gpu/hkcheck --all --time --out "$out/$run" --no-repro --cache-dir "$cache" >"$out/$run.log" 2>&1; tail -1 "$out/$run.log"
+      done
+      python3 - "$out" <<'PY'
+import json, sys
+def verdicts(run):
+    return {(c["kernel"], c["case"]): c["status"] for c in json.load(open(f"{sys.argv[1]}/{run}/test_results.json"))["cases"]}
+base = verdicts("untimed")
+for run in ("timed1", "timed2"):
+    other = verdicts(run)
+    diff = [f"{k[0]} / {k[1]}: {base.get(k)} untimed, {other.get(k)} {run}" for k in sorted(set(base) | set(other)) if base.get(k) != other.get(k)]
+    print(f"{run}: {len(other)} cases, {len(diff)} verdicts differ from the untimed run's {len(base)}")
+    for d in diff[:20]: print("  " + d)
+PY
       ;;
     coldwarm)
       # The committed run: --all with empty caches (results/<gpu>/), then again with the caches

@@ -117,6 +117,11 @@ class Backend {
     (void)passed;
     return std::nullopt;
   }
+  // Before a checked launch: fills what the device keeps of shared memory between launches with
+  // a poison (all bits set: a NaN in every float type), so that a kernel reading a slot it never
+  // wrote sees it. The host backend poisons every block's shared memory itself; a GPU gives each
+  // block what the SM last held, so the CUDA backend has a kernel fill all of it first.
+  virtual void poison_shared() {}
   // Opts the kernel in to more dynamic shared memory than the default per-block amount.
   virtual void allow_dynamic_shared(Kernel k, int64_t bytes) = 0;
 

@@ -41,6 +41,7 @@
 #include "race_verdict.h"
 #include "repeat_compare.h"
 #include "case_phase.h"
+#include "outside_reads.h"
 #include "reference.h"
 #include "text_bound.h"
 #include "reference_inputs.h"
@@ -219,6 +220,44 @@ std::vector<bool> inputs_the_host_reads(const CasePlan& plan, bool reference_cac
   return reads;
 }
 
+// Where a case's buffers and arguments lie, as its launches use them.
+struct Launchable {
+  Backend::Kernel fn;
+  const std::vector<uint64_t>& ptrs;
+  void** argv;
+  DeviceInputs* device_inputs;
+  std::vector<bool>& on_device;
+  std::vector<std::vector<uint8_t>>& initial;
+};
+
+// A failing case launched again with other guard contents, to see whether it reads outside its
+// tensors (outside_reads.h); not for cases whose tensors take more than this many bytes.
+constexpr int64_t kMaxOutsideReadBytes = int64_t{256} << 20;
+std::optional<GuardViolation> outside_read_of(Backend& be, const CaseJob& job, Launchable l, const std::vector<BufferGuards>& guards) {
+  const CasePlan& plan = job.plan;
+  int64_t bytes = 0;
+  for (const TensorPlan& t : plan.tensors) bytes += static_cast<int64_t>(t.bytes());
+  if (bytes > kMaxOutsideReadBytes) return std::nullopt;
+  const GuardedRelaunch relaunch = [&](const std::vector<BufferGuards>& g) -> std::optional<std::vector<std::vector<uint8_t>>> {
+    std::vector<std::vector<uint8_t>> out(plan.tensors.size());
+    try {
+      for (size_t i = 0; i < plan.tensors.size(); ++i) put_tensor(be, job, i, l.ptrs[i], g[i], l.device_inputs, l.on_device, l.initial, false);
+      try {
+        be.launch(l.fn, plan.grid, plan.block, plan.shared_bytes, l.argv);
+      } catch (const RacesFound&) {  // reported by the checked launch already
+      }
+      be.synchronize();
+      for (size_t i = 0; i < plan.tensors.size(); ++i)
+        if (plan.tensors[i].role != Role::in) out[i] = take_tensor(be, plan.tensors[i], l.ptrs[i], g[i]).bytes;
+    } catch (const BackendError& e) {
+      if (e.sticky) throw;
+      return std::nullopt;
+    }
+    return out;
+  };
+  return find_outside_read(plan, guards, relaunch);
+}
+
 }  // namespace
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
@@ -372,7 +411,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       }
       ptrs.push_back(base + data_offset(offset));  // offset_bytes past an aligned address
       const AllocationSlack slack = be.slack(base);
-      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset));
+      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset, t.dtype));
     }
     std::vector<ScalarArg> scalars(plan.args.size());
     std::vector<void*> argv;
@@ -408,6 +447,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       for (size_t i = 0; i < plan.tensors.size(); ++i)
         put_tensor(be, job, i, ptrs[i], guards[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
       if (launch == 1) r.timings.inputs_ms += put_clock.wall_ms(), r.cpu.inputs_ms += put_clock.cpu_ms();
+      be.poison_shared();  // a slot the kernel reads unwritten holds NaN, never a fresh context's zero
       const auto t_kernel = Clock::now();
       try {
         be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
@@ -507,6 +547,10 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
     else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
+    if (r.status == Status::FAIL && !race) {
+      r.read_outside = outside_read_of(be, job, Launchable{fn, ptrs, argv.data(), device_inputs, on_device, initial}, guards);
+      if (r.read_outside) r.notes.push_back("read outside the tensor: " + describe_read(*r.read_outside));
+    }
     if (race) {  // whatever the outputs say: a GPU may interleave the accesses the host ran in order
       std::vector<uint64_t> allocations;
       for (size_t i = 0; i < ptrs.size(); ++i) allocations.push_back(ptrs[i] - data_offset(static_cast<size_t>(plan.tensors[i].offset_bytes)));

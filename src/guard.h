@@ -3,6 +3,9 @@
 // changed shows a write outside the tensor (an off-by-one, a wrong stride) that would otherwise
 // land in unused memory and go unseen. Where the backend leaves more writable bytes around a
 // buffer (the host backend's page slack), the guards cover all of them.
+// Around a tensor of a floating type each element's slot of the pattern is a NaN of that type, so
+// a read outside it (x[n] * 0 at the last sample) makes a NaN the comparison sees, on a GPU as on
+// the host, instead of finite bytes that vanish (outside_reads.h then names the tensor and side).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dtype.h"
 #include "result.h"
 
 namespace hk {
@@ -24,6 +28,10 @@ constexpr uint8_t kGuardByte = 0xA7;
 // offset: a kernel copying one element past the end of x into one past the end of out moves guard
 // bytes onto guard bytes, which a single pattern for all would hide.
 std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side, size_t bytes = kGuardBytes);
+// The same pattern with every whole element slot of dtype t a quiet NaN of t (its payload and
+// sign from the pattern's bits), the slots counted from the tensor's edge: from the end of the
+// region before it, from the start of the one after. Unchanged for types without NaN (integers, fp4).
+std::vector<uint8_t> guard_pattern(size_t tensor, const std::string& side, size_t bytes, DType t);
 
 // Compares a guard region read back after the launch with the pattern it was filled with. side:
 // "before" reports offsets from the buffer's start (-region.size() .. -1), "after" from its end
@@ -43,7 +51,7 @@ struct BufferGuards {
 // starts offset bytes after kGuardBytes (a misaligned tensor, TensorPlan::offset_bytes): the
 // leading guard grows by the offset, so it still ends at the tensor's first byte.
 BufferGuards buffer_guards(size_t tensor, uint64_t allocation, size_t tensor_bytes, size_t slack_before, size_t slack_after,
-                           size_t offset = 0);
+                           size_t offset = 0, std::optional<DType> nan_of = std::nullopt);
 // What one tensor's allocation holds: the leading guard, the offset, the tensor, the trailing guard.
 inline size_t allocation_bytes(size_t tensor_bytes, size_t offset) { return kGuardBytes + offset + tensor_bytes + kGuardBytes; }
 // Where the tensor starts in its allocation.

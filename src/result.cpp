@@ -215,6 +215,8 @@ void to_json(json& j, const CaseResult& r) {
   j["guards"] = json::array();
   for (const GuardViolation& g : r.guards)
     j["guards"].push_back({{"tensor", g.tensor}, {"side", g.side}, {"bytes", g.bytes}, {"first_offset", g.first_offset}, {"last_offset", g.last_offset}});
+  if (const auto& g = r.read_outside)
+    j["read_outside"] = {{"tensor", g->tensor}, {"side", g->side}, {"bytes", g->bytes}, {"first_offset", g->first_offset}, {"last_offset", g->last_offset}};
   j["repeat_diffs"] = json::array();
   for (const RepeatDiff& d : r.repeat_diffs)
     j["repeat_diffs"].push_back({{"tensor", d.tensor}, {"launch", d.launch}, {"elements", d.elements}});
@@ -264,6 +266,9 @@ void from_json(const json& j, CaseResult& r) {
   r.guards.clear();
   for (const json& g : j.value("guards", json::array()))
     r.guards.push_back({g.at("tensor"), g.at("side"), g.at("bytes"), g.at("first_offset"), g.at("last_offset")});
+  r.read_outside.reset();
+  if (const auto g = j.find("read_outside"); g != j.end() && g->is_object())
+    r.read_outside = GuardViolation{g->at("tensor"), g->at("side"), g->at("bytes"), g->at("first_offset"), g->at("last_offset")};
   r.repeat_diffs.clear();
   for (const json& d : j.value("repeat_diffs", json::array())) r.repeat_diffs.push_back({d.at("tensor"), d.at("launch"), d.at("elements")});
   if (j.contains("expected") && !j["expected"].is_null())

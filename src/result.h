@@ -112,6 +112,7 @@ struct CaseResult {
   CaseCpu cpu;
   std::vector<std::string> notes;
   std::vector<GuardViolation> guards;  // empty when no guard was touched
+  std::optional<GuardViolation> read_outside;  // a FAIL whose output depends on bytes outside a tensor (outside_reads.h)
   int launches = 0;                    // how many times the kernel ran (--repeat / "repeat")
   std::vector<RepeatDiff> repeat_diffs;
   std::optional<ExpectedVerdict> expected;  // set when an expectation applied to this device

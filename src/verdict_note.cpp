@@ -47,6 +47,9 @@ std::string verdict_note(const CaseResult& r) {
     }
     for (const auto& g : r.guards)
       s += fmt::format("{}{}: {} byte(s) written {} the buffer", s.empty() ? "" : "; ", g.tensor, g.bytes, g.side == "before" ? "before" : "after");
+    if (const auto& g = r.read_outside)
+      s += fmt::format("{}{}: reads {} the buffer (offset {}{})", s.empty() ? "" : "; ", g->tensor, g->side == "before" ? "before" : "after",
+                       g->side == "before" ? "" : "+", g->first_offset);
     return s;
   }
   if (r.status == Status::PASS) {

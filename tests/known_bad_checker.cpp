@@ -71,6 +71,16 @@ const std::map<std::string, DetailCheck>& detail_checks() {
          if (c.value("guards", json::array()) != json::array({want}))
            p.push_back("guards should be " + json::array({want}).dump() + ", got " + c.value("guards", json()).dump());
        }},
+      {"kb_resample_reads_one_past",
+       [](const json& c, Problems& p) {
+         const json want = {{"tensor", "x"}, {"side", "after"}, {"bytes", 4}, {"first_offset", 0}, {"last_offset", 3}};
+         if (c.value("read_outside", json()) != want) p.push_back("read_outside should be " + want.dump() + ", got " + c.value("read_outside", json()).dump());
+         if (first_output(c).value("nonfinite", 0) != 1) p.push_back("only the last output should be NaN, got " + first_output(c).dump().substr(0, 300));
+       }},
+      {"kb_row_sum_reads_unwritten_slots",
+       [](const json& c, Problems& p) {
+         if (first_output(c).value("nonfinite", 0) != 64) p.push_back("every row's sum should be NaN, got " + first_output(c).dump().substr(0, 300));
+       }},
       {"kb_race_missing_barrier",
        [](const json& c, Problems& p) {
          if (c.value("launches", 0) < 2) p.push_back("should have been launched at least twice");

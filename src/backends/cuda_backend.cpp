@@ -3,6 +3,7 @@
 // driver's own error text.
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -12,6 +13,37 @@
 
 namespace hk {
 namespace {
+
+// Fills `words` 32-bit words of its dynamic shared memory with all bits set (Backend::poison_shared).
+// PTX, so the driver builds it for any GPU without a compiler in the worker; volatile, so no
+// compiler drops stores that nothing reads.
+constexpr const char* kPoisonSharedPtx =
+    ".version 7.0\n"
+    ".target sm_70\n"
+    ".address_size 64\n"
+    "\n"
+    ".extern .shared .align 16 .b8 hk_poison_smem[];\n"
+    "\n"
+    ".visible .entry hk_poison_shared(.param .u32 hk_poison_words)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<8>;\n"
+    "  ld.param.u32 %r1, [hk_poison_words];\n"
+    "  mov.u32 %r2, %tid.x;\n"
+    "  mov.u32 %r3, %ntid.x;\n"
+    "  mov.u32 %r4, hk_poison_smem;\n"
+    "  mov.u32 %r7, -1;\n"
+    "$L_loop:\n"
+    "  setp.ge.u32 %p1, %r2, %r1;\n"
+    "  @%p1 bra $L_done;\n"
+    "  shl.b32 %r5, %r2, 2;\n"
+    "  add.s32 %r6, %r4, %r5;\n"
+    "  st.volatile.shared.u32 [%r6], %r7;\n"
+    "  add.s32 %r2, %r2, %r3;\n"
+    "  bra.uni $L_loop;\n"
+    "$L_done:\n"
+    "  ret;\n"
+    "}\n";
 
 // Driver errors after which the context is unusable: faults raised by a running kernel.
 bool is_sticky(CUresult r) {
@@ -105,6 +137,21 @@ class CudaBackend final : public Backend {
       params.push_back(KernelParam{ParamKind::unknown, size, ""});
     }
     return params;
+  }
+
+  void poison_shared() override {
+    if (!poisoner_) {
+      CUmodule mod = nullptr;
+      check(cuModuleLoadData_(&mod, kPoisonSharedPtx), "cuModuleLoadData(shared-memory poison)");
+      modules_.push_back(mod);
+      check(cuModuleGetFunction_(&poisoner_, mod, "hk_poison_shared"), "cuModuleGetFunction(hk_poison_shared)");
+      allow_dynamic_shared(poisoner_, info_.shared_per_block_optin);
+    }
+    // One block of all the shared memory a block may have on each SM, twice over.
+    unsigned words = static_cast<unsigned>(info_.shared_per_block_optin / 4);
+    void* args[] = {&words, nullptr};
+    launch(poisoner_, {2 * std::max<int64_t>(info_.multiprocessors, 1), 1, 1}, {std::min<int64_t>(info_.max_threads_per_block, 1024), 1, 1},
+           info_.shared_per_block_optin, args);
   }
 
   void allow_dynamic_shared(Kernel k, int64_t bytes) override {
@@ -271,7 +318,8 @@ class CudaBackend final : public Backend {
   CUresult (*cuFuncSetAttribute_)(CUfunction, CUfunction_attribute, int) = nullptr;
   CUresult (*cuFuncGetParamInfo_)(CUfunction, size_t, size_t*, size_t*) = nullptr;
   CUresult (*cuFuncGetParamCount_)(CUfunction, size_t*) = nullptr;
-  bool under_tool_ = false;  // a wrapper such as compute-sanitizer watches every API call
+  bool under_tool_ = false;
+  CUfunction poisoner_ = nullptr;  // poison_shared's kernel, loaded on first use  // a wrapper such as compute-sanitizer watches every API call
   CUresult (*cuMemAlloc_)(CUdeviceptr*, size_t) = nullptr;
   CUresult (*cuMemFree_)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD_)(CUdeviceptr, const void*, size_t) = nullptr;

@@ -254,11 +254,9 @@ class HostBackend final : public Backend {
         host::BlockScheduler sched(threads_per_block, profile_.warp_size, kFiberStackBytes);
         host::DynamicShared shared(static_cast<size_t>(shared_bytes));
         void* dyn = shared.data();
-        host::ModuleTls static_shared;
-        if (races_) {
-          sched.watch_races(races_.get());
-          static_shared = host::module_tls(kernel->library);
-        }
+        // The library's thread-local block is the static shared memory of the block this thread runs.
+        const host::ModuleTls static_shared = host::module_tls(kernel->library);
+        if (races_) sched.watch_races(races_.get());
         while (!failed && (b = next++) < blocks) {
           const hk_host_dim3 bidx{static_cast<unsigned>(b % grid[0]), static_cast<unsigned>(b / grid[0] % grid[1]),
                                   static_cast<unsigned>(b / (grid[0] * grid[1]))};
@@ -266,6 +264,7 @@ class HostBackend final : public Backend {
             races_->begin_block(b, bidx, {reinterpret_cast<uintptr_t>(dyn), static_cast<size_t>(shared_bytes), "dynamic shared"},
                                 {static_shared.base, static_shared.bytes, "shared"});
           shared.arm();
+          if (static_shared.bytes) std::memset(reinterpret_cast<void*>(static_shared.base), host::kSharedPoison, static_shared.bytes);
           sched.run(bidx, bdim, gdim, dyn, kernel->entry, args);
           if (std::string past = shared.check(fmt::format("({},{},{})", bidx.x, bidx.y, bidx.z)); !past.empty()) throw std::runtime_error(past);
         }

@@ -14,6 +14,7 @@ DynamicShared::DynamicShared(size_t bytes) : bytes_(bytes), memory_(bytes + 16 +
 }
 
 void DynamicShared::arm() {
+  std::memset(data_, kSharedPoison, bytes_);
   for (size_t i = 0; i < kGuardBytes; ++i) data_[bytes_ + i] = pattern(i);
 }
 

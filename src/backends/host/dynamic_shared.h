@@ -11,12 +11,18 @@
 
 namespace hk::host {
 
+// What a block's shared memory, static and dynamic, holds when it starts on the host backend: a
+// NaN in every floating type (f64, f32, f16, bf16, both fp8) and -1 in every integer, so that a
+// read of a slot no thread wrote changes the output. A GPU gives no such promise, and a fresh
+// host thread or GPU context would give zeros, which hide the read.
+constexpr unsigned char kSharedPoison = 0xFF;
+
 class DynamicShared {
  public:
   static constexpr size_t kGuardBytes = 256;
   explicit DynamicShared(size_t bytes);
   void* data() { return data_; }
-  // Fills the guard; call before each block.
+  // Fills the guard, and the memory itself with kSharedPoison; call before each block.
   void arm();
   // "" when the guard is intact, else what was written past the end, for the launch's error.
   std::string check(const std::string& block) const;
