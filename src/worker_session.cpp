@@ -306,8 +306,9 @@ CaseResult WorkerSession::run(const CaseJob& job, const CaseTimeouts& timeouts) 
         return finish(r);
       }
       if (rd != Subprocess::Read::line) {
+        const double ms_in_phase = clock.ms_in_phase();  // before the kill, which a wrapper can make slow
         fill_lost_case(r, *worker_, rd, stopped, clock.limit_s(), clock.phase());
-        if (r.status == Status::TIMEOUT && clock.phase() == kPhaseKernel) r.timings.kernel_ms = clock.ms_in_phase();
+        if (r.status == Status::TIMEOUT && clock.phase() == kPhaseKernel) r.timings.kernel_ms = ms_in_phase;
         if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
         if (before_the_kernel(clock.phase())) blame_the_setup(r, clock.phase());
         if (checked && r.status == Status::TIMEOUT) r = keep_the_verdict(*checked, clock.limit_s(), job.time_launches);

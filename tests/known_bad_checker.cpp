@@ -1,5 +1,6 @@
 #include "known_bad_checker.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -298,6 +299,17 @@ const std::map<std::string, DetailCheck>& detail_checks() {
   return kChecks;
 }
 
+// Kernels whose bug a GPU shows only through racecheck (their sums come out right there): in a
+// GPU run without that tool they pass, and that is no problem of the harness.
+bool only_racecheck_shows(const std::string& kernel, const json& run) {
+  if (kernel != "kb_tree_sum_missing_barrier") return false;
+  const json device = run.value("device", json::object());
+  if (!device.is_object() || device.value("backend", "host") == "host") return false;
+  const json sanitizer = run.value("sanitizer", json());
+  const json tools = sanitizer.is_object() ? sanitizer.value("tools", json::array()) : json::array();
+  return std::find(tools.begin(), tools.end(), "racecheck") == tools.end();
+}
+
 void check_crash_text(const json& c, Problems& p) {
   if (c.value("message", "").empty()) p.push_back("a CRASH must carry the error text");
 }
@@ -322,6 +334,9 @@ std::vector<std::string> check_known_bad_run(const json& results, const std::vec
       const auto expected = case_expectation(k, cs, arch);
       if (status == "SKIP" && c->value("reason", "") == "NOT_FOR_VENDOR" && !k.vendor_sources.empty()) {
         // A kernel with one vendor's file only, on the other vendor's device: nothing to check.
+      } else if (only_racecheck_shows(k.name, results.at("run")) && c->value("actual_status", json()) == json("PASS") &&
+                 status == "XPASS") {
+        // Right sums on a GPU, and racecheck did not run: nothing to hold against the harness.
       } else if (!expected) {
         if (status != "PASS") p.push_back("declares no expectation, so it should PASS; got " + status + ": " + c->value("message", ""));
       } else {

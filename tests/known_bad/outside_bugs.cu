@@ -1,8 +1,8 @@
 // Bugs of kinds that pass when memory around a tensor or in shared memory holds harmless bytes,
 // each beside its correct twin (outside_bugs.json declares every verdict):
 //   - a linear resampler that reads one past its input at the last sample, times a weight of 0;
-//   - a two-level block sum whose second level reads all 32 warp slots, of which blockDim / 32
-//     were written.
+//   - a two-level block sum whose second level reads a slot per lane, of which blockDim / warp
+//     size were written.
 #include "hkcheck.h"
 
 // n_out samples of x at evenly spaced positions; with n_out == n_in each position is a whole
@@ -26,23 +26,18 @@ HK_KERNEL void resample_clamped(f32* out, const f32* x, int n_in, int n_out) {
   out[i] = x[i0] * (1.f - w) + x[i1] * w;
 }
 
-__device__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-// One block per row of 128 columns: each warp sums its 32, lane 0 stores the warp's sum, warp 0
-// sums the stored ones. Written for 32-lane warps (the manifest's block is 128 = 4 warps).
+// One block per row of 128 columns: each warp sums its lanes' columns, lane 0 stores the warp's
+// sum, warp 0 sums the stored ones: one slot per lane, of which 128 / warp size were written.
 template <bool kGuarded>
 __device__ void two_level_row_sum(f32* out, const f32* x) {
-  __shared__ float warp_sums[32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  const float v = warp_sum(x[blockIdx.x * blockDim.x + threadIdx.x]);
+  __shared__ float warp_sums[HK_WARP_SIZE];
+  const int lane = hk::lane_id(), warp = hk::warp_id(), warps = static_cast<int>(blockDim.x) / HK_WARP_SIZE;
+  const float v = hk::warp_sum(x[blockIdx.x * blockDim.x + threadIdx.x]);
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
   if (warp == 0) {
     // The bug: every slot is read, and only `warps` of them were written.
-    const float s = warp_sum(kGuarded ? (lane < warps ? warp_sums[lane] : 0.f) : warp_sums[lane]);
+    const float s = hk::warp_sum(kGuarded ? (lane < warps ? warp_sums[lane] : 0.f) : warp_sums[lane]);
     if (lane == 0) out[blockIdx.x] = s;
   }
 }
