@@ -50,6 +50,11 @@ struct BackendUnavailable : std::runtime_error {
 struct MissingEntry : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The launch ran to its end and the backend saw the kernel do what a GPU leaves undefined (the
+// host backend: a shuffle reading a lane that has returned): the case FAILs with this message.
+struct LaunchFinding : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // One source to compile, with everything that goes into it besides the backend's base options.
 struct CompileRequest {

@@ -245,6 +245,7 @@ std::optional<GuardViolation> outside_read_of(Backend& be, const CaseJob& job, L
       try {
         be.launch(l.fn, plan.grid, plan.block, plan.shared_bytes, l.argv);
       } catch (const RacesFound&) {  // reported by the checked launch already
+      } catch (const LaunchFinding&) {
       }
       be.synchronize();
       for (size_t i = 0; i < plan.tensors.size(); ++i)
@@ -441,6 +442,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     std::vector<std::vector<uint8_t>> got(plan.tensors.size());
     std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
     std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
+    std::optional<std::string> finding;  // the launch ran to its end, then said what it left undefined
     enter_case_phase(kPhaseKernel);
     for (int launch = 1; launch <= launches; ++launch) {
       const PhaseClock put_clock;
@@ -453,6 +455,8 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
         be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
       } catch (const RacesFound& e) {
         if (!race) race = e.report;
+      } catch (const LaunchFinding& e) {
+        if (!finding) finding = e.what();
       }
       be.synchronize();
       if (launch == 1) r.timings.kernel_ms = ms_since(t_kernel);
@@ -547,7 +551,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
     const bool flaky = judge_variants(plan, got, variants, ctx, r);
     if (flaky) r.status = Status::FLAKY;
     else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
-    if (r.status == Status::FAIL && !race) {
+    if (finding && !race) {  // whatever the outputs say: a GPU leaves the collective's result undefined
+      r.status = Status::FAIL;
+      r.message = *finding;
+    }
+    if (r.status == Status::FAIL && !race && !finding) {
       r.read_outside = outside_read_of(be, job, Launchable{fn, ptrs, argv.data(), device_inputs, on_device, initial}, guards);
       if (r.read_outside) r.notes.push_back("read outside the tensor: " + describe_read(*r.read_outside));
     }

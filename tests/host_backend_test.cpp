@@ -219,6 +219,57 @@ TEST_P(HostBackendTest, PlainCudaKernelsAndTemplatesRunByName) {
   be->free(dy);
 }
 
+// Collectives around lanes that return early: reading one that left before the collective, or a
+// ballot whose mask names one, is reported with its line and lanes when the launch ends; lanes
+// that end after taking part (every lane of a butterfly ends at its own time) and a mask of the
+// live lanes only are not.
+const char* kEarlyReturnSource = R"(#include "hkcheck.h"
+HK_KERNEL void shuffle_after_return(float* out) {
+  if (threadIdx.x >= 20) return;
+  out[threadIdx.x] = __shfl_down_sync(0xffffffffu, 1.0f, 16);
+}
+HK_KERNEL void ballot_after_return(float* out) {
+  if (threadIdx.x % 32 >= 16) return;
+  out[threadIdx.x] = (float)__popcll(__ballot_sync(0xffffffffu, 1));
+}
+HK_KERNEL void ballot_of_live_lanes(float* out) {
+  if (threadIdx.x % 32 >= 16) return;
+  out[threadIdx.x] = (float)__popcll(__ballot_sync(0x0000ffffu, 1));
+}
+HK_KERNEL void butterfly_then_end(float* out) {
+  float v = 1.0f;
+  for (int m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m);
+  out[threadIdx.x] = v;
+}
+)";
+
+TEST_P(HostBackendTest, ACollectiveReadingLanesThatReturnedIsReported) {
+  const std::vector<std::string> entries = {"shuffle_after_return", "ballot_after_return", "ballot_of_live_lanes", "butterfly_then_end"};
+  const CompileOutput c = be->compile({kEarlyReturnSource, "early_return.cu", {}, entries});
+  ASSERT_TRUE(c.ok) << c.log;
+  const uint64_t d = be->alloc(64 * 4);
+  void* args[] = {const_cast<uint64_t*>(&d), nullptr};
+  auto finding = [&](const std::string& entry) -> std::string {
+    try {
+      be->launch(be->load(c.binary, c.symbols.at(entry)), {1, 1, 1}, {32, 1, 1}, 0, args);
+    } catch (const LaunchFinding& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string shuffle = finding("shuffle_after_return");
+  // Lanes 0..3 read the live lanes 16..19; lane 4 is the first to read one that returned.
+  EXPECT_NE(shuffle.find("__shfl_down_sync at early_return.cu:4 in block (0,0,0), warp 0: lane 4 reads lane(s) 20, which returned"),
+            std::string::npos)
+      << shuffle;
+  const std::string ballot = finding("ballot_after_return");
+  EXPECT_NE(ballot.find("__ballot_sync at early_return.cu:8"), std::string::npos) << ballot;
+  EXPECT_NE(ballot.find("has in its mask lane(s) 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31"), std::string::npos) << ballot;
+  EXPECT_EQ(finding("ballot_of_live_lanes"), "");
+  EXPECT_EQ(finding("butterfly_then_end"), "");
+  be->free(d);
+}
+
 TEST_P(HostBackendTest, CompileErrorsPointAtTheKernelFile) {
   const CompileOutput c = be->compile({"#include \"hkcheck.h\"\nHK_KERNEL void k(float* o) { o[0] = ; }\n", "kernels/x/broken.cu", {}, {"k"}});
   EXPECT_FALSE(c.ok);

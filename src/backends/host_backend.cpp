@@ -246,6 +246,8 @@ class HostBackend final : public Backend {
     std::atomic<bool> failed{false};
     std::string error;
     int64_t error_block = blocks;  // of all the blocks that failed, the first in grid order: the same whatever the threads' timing
+    std::string finding;           // of the blocks whose collectives read returned lanes, the first in grid order
+    int64_t finding_block = blocks;
     std::mutex error_mu;
     auto work = [&] {
       int64_t b = -1;
@@ -266,6 +268,10 @@ class HostBackend final : public Backend {
           shared.arm();
           if (static_shared.bytes) std::memset(reinterpret_cast<void*>(static_shared.base), host::kSharedPoison, static_shared.bytes);
           sched.run(bidx, bdim, gdim, dyn, kernel->entry, args);
+          if (!sched.collective_finding().empty()) {
+            std::lock_guard<std::mutex> lock(error_mu);
+            if (b < finding_block) finding = sched.collective_finding(), finding_block = b;
+          }
           if (std::string past = shared.check(fmt::format("({},{},{})", bidx.x, bidx.y, bidx.z)); !past.empty()) throw std::runtime_error(past);
         }
       } catch (const std::exception& e) {
@@ -287,6 +293,7 @@ class HostBackend final : public Backend {
     if (failed) throw BackendError(error, true);
     if (races_)
       if (std::optional<RaceReport> race = races_->take_report()) throw RacesFound(std::move(*race));
+    if (!finding.empty()) throw LaunchFinding(finding);
   }
 
   void synchronize() override {}  // launches run to completion

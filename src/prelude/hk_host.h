@@ -147,34 +147,47 @@ template <typename HkA, typename HkB> inline typename std::common_type<HkA, HkB>
   return a < b ? (typename std::common_type<HkA, HkB>::type)b : (typename std::common_type<HkA, HkB>::type)a;
 }
 
-// Warp collectives: every live lane of the warp takes part, as on the GPU.
-template <typename HkT> inline HkT hk_host_exchange(HkT v, int src) {
+// Warp collectives: every live lane of the warp takes part, as on the GPU. Each knows where it
+// was called (the defaults are the caller's file and line), so that a shuffle reading a lane that
+// has returned, or a ballot whose mask names one, is reported there (hk_host_abi.h).
+#define HK_HOST_CALLER const char *hk_file = __builtin_FILE(), int hk_line = __builtin_LINE()
+template <typename HkT> inline HkT hk_host_exchange(HkT v, int src, const hk_host_site& at) {
   static_assert(sizeof(HkT) <= 8 && std::is_trivially_copyable<HkT>::value, "shuffles move at most 8 bytes");
   uint64_t bits = 0;
   memcpy(&bits, &v, sizeof(HkT));
-  const uint64_t got = hk_host_rt->exchange(bits, src);
+  const uint64_t got = hk_host_rt->exchange(bits, src, &at);
   HkT r;
   memcpy(&r, &got, sizeof(HkT));
   return r;
 }
 inline int hk_host_lane() { return hk_host_rt->current()->lane; }
-template <typename HkT> inline HkT __shfl_sync(unsigned long long, HkT v, int src, int width = warpSize) {
-  return hk_host_exchange(v, (hk_host_lane() & ~(width - 1)) + (src & (width - 1)));
+template <typename HkT>
+inline HkT __shfl_sync(unsigned long long, HkT v, int src, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_sync") {
+  return hk_host_exchange(v, (hk_host_lane() & ~(width - 1)) + (src & (width - 1)), hk_host_site{hk_what, hk_file, hk_line});
 }
-template <typename HkT> inline HkT __shfl_xor_sync(unsigned long long, HkT v, int mask, int width = warpSize) {
+template <typename HkT>
+inline HkT __shfl_xor_sync(unsigned long long, HkT v, int mask, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_xor_sync") {
   const int lane = hk_host_lane(), src = lane ^ mask;
-  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
 }
-template <typename HkT> inline HkT __shfl_down_sync(unsigned long long, HkT v, int delta, int width = warpSize) {
+template <typename HkT>
+inline HkT __shfl_down_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_down_sync") {
   const int lane = hk_host_lane(), src = lane + delta;
-  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
 }
-template <typename HkT> inline HkT __shfl_up_sync(unsigned long long, HkT v, int delta, int width = warpSize) {
+template <typename HkT>
+inline HkT __shfl_up_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_up_sync") {
   const int lane = hk_host_lane(), src = lane - delta;
-  return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane);
+  return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
 }
-inline unsigned long long __ballot_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred); }
-inline unsigned long long __activemask() { return hk_host_rt->ballot(1); }
+inline unsigned long long hk_host_ballot(int pred, unsigned long long mask, const char* what, const char* file, int line) {
+  const hk_host_site at{what, file, line};
+  return hk_host_rt->ballot(pred, mask, &at);
+}
+inline unsigned long long __ballot_sync(unsigned long long mask, int pred, HK_HOST_CALLER) {
+  return hk_host_ballot(pred, mask, "__ballot_sync", hk_file, hk_line);
+}
+inline unsigned long long __activemask(HK_HOST_CALLER) { return hk_host_ballot(1, 0, "__activemask", hk_file, hk_line); }
 // Block-wide votes: every thread of the block arrives, as at __syncthreads. Fibers of a block
 // take turns on one OS thread, so block-local statics are its shared memory.
 // Not instrumented under --races: its counter is the host's stand-in for the GPU's barrier
@@ -194,8 +207,8 @@ __attribute__((no_sanitize("thread"))) inline int hk_host_block_count(int pred) 
 inline int __syncthreads_count(int pred) { return hk_host_block_count(pred); }
 inline int __syncthreads_and(int pred) { return hk_host_block_count(!pred) == 0; }
 inline int __syncthreads_or(int pred) { return hk_host_block_count(pred) != 0; }
-inline int __any_sync(unsigned long long, int pred) { return hk_host_rt->ballot(pred) != 0; }
-inline int __all_sync(unsigned long long, int pred) { return hk_host_rt->ballot(!pred) == 0; }
+inline int __any_sync(unsigned long long mask, int pred, HK_HOST_CALLER) { return hk_host_ballot(pred, mask, "__any_sync", hk_file, hk_line) != 0; }
+inline int __all_sync(unsigned long long mask, int pred, HK_HOST_CALLER) { return hk_host_ballot(!pred, mask, "__all_sync", hk_file, hk_line) == 0; }
 
 // Atomics: blocks run concurrently on several OS threads. The value's type follows the pointer's
 // (atomicAdd(float_ptr, 1) adds 1.0f, as in CUDA), so it is not deduced from the value.

@@ -4,7 +4,7 @@
 #pragma once
 #include <stdint.h>
 
-#define HK_HOST_ABI_VERSION 3
+#define HK_HOST_ABI_VERSION 4
 
 struct hk_host_dim3 {
   unsigned int x, y, z;
@@ -17,6 +17,13 @@ struct hk_host_thread {
   int lane, warp;        // from the linear thread index and the warp size
 };
 
+// Where a warp collective was called, for a finding about it: the collective and its file and line.
+struct hk_host_site {
+  const char* what;
+  const char* file;
+  int line;
+};
+
 // Services of the scheduler, called by the kernel's built-ins (threadIdx, __syncthreads, shuffles).
 struct hk_host_runtime {
   int abi_version;
@@ -27,10 +34,12 @@ struct hk_host_runtime {
   void (*sync_block)(const char* site);
   void (*sync_warp)(void);   // __syncwarp: every live lane of the warp arrives
   // Every live lane offers a value; each gets the value offered by lane src, or its own when src
-  // is not a lane of the warp.
-  uint64_t (*exchange)(uint64_t value, int src_lane);
-  // Bit i set when lane i offered a non-zero predicate.
-  uint64_t (*ballot)(int predicate);
+  // is not a lane of the warp. A src that has returned is reported (LaunchFinding): on a GPU the
+  // value is undefined.
+  uint64_t (*exchange)(uint64_t value, int src_lane, const struct hk_host_site* site);
+  // Bit i set when lane i offered a non-zero predicate. A lane of mask that has returned is
+  // reported (mask 0: the lanes that are live, HIP's __ballot).
+  uint64_t (*ballot)(int predicate, uint64_t mask, const struct hk_host_site* site);
   // Race detection (--races): a kernel built with the compiler's thread-sanitizer instrumentation
   // reports each memory access, atomic and fence here (hk_host_races.c); no-ops otherwise.
   void (*race_access)(const void* address, uint64_t bytes, int is_write, const void* code);

@@ -100,6 +100,8 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned grid_x, unsign
     }
     try {
       d.host().launch(function->kernel, grid, block, shared, params);
+    } catch (const hk::LaunchFinding& e) {  // a GPU ran it to its end and says nothing
+      report("hipModuleLaunchKernel", fmt::format("{}: {}", function->name, e.what()));
     } catch (const hk::BackendError& e) {
       report("hipModuleLaunchKernel", fmt::format("{}: {}", function->name, e.what()));
       if (!e.sticky) return hipErrorInvalidValue;  // e.g. a parameter count the kernel does not take

@@ -44,3 +44,31 @@ __device__ void two_level_row_sum(f32* out, const f32* x) {
 
 HK_KERNEL void row_sum_reads_unwritten_slots(f32* out, const f32* x) { two_level_row_sum<false>(out, x); }
 HK_KERNEL void row_sum_written_slots_only(f32* out, const f32* x) { two_level_row_sum<true>(out, x); }
+
+// A full-mask warp sum after an early return: one block per row of `cols` < blockDim columns,
+// the threads past the row return first, and the lanes beside them read their values from lanes
+// that are gone (undefined on a GPU; often the right sum there, since the hardware keeps the
+// last value). The twin keeps every thread and gives the extra ones 0.
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+#define OUTSIDE_BUGS_SHFL_XOR(v, m) __shfl_xor(v, m)  // every hipRTC has it; ROCm 5's lacks the _sync forms
+#else
+#define OUTSIDE_BUGS_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, v, m)
+#endif
+template <bool kEarlyReturn>
+__device__ void row_sum_of_cols(f32* out, const f32* x, int cols) {
+  __shared__ float warp_sums[1024 / 32];
+  const int c = static_cast<int>(threadIdx.x);
+  if (kEarlyReturn && c >= cols) return;  // the bug: these lanes miss the shuffles below
+  float v = c < cols ? x[blockIdx.x * cols + c] : 0.f;
+  for (int m = HK_WARP_SIZE / 2; m > 0; m /= 2) v += OUTSIDE_BUGS_SHFL_XOR(v, m);
+  if (c % HK_WARP_SIZE == 0) warp_sums[c / HK_WARP_SIZE] = v;
+  __syncthreads();
+  if (c == 0) {
+    float s = 0.f;
+    for (int w = 0; w < (cols + HK_WARP_SIZE - 1) / HK_WARP_SIZE; ++w) s += warp_sums[w];
+    out[blockIdx.x] = s;
+  }
+}
+
+HK_KERNEL void row_sum_shuffles_after_return(f32* out, const f32* x, int cols) { row_sum_of_cols<true>(out, x, cols); }
+HK_KERNEL void row_sum_every_lane_shuffles(f32* out, const f32* x, int cols) { row_sum_of_cols<false>(out, x, cols); }

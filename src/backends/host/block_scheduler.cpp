@@ -28,6 +28,7 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
   entry_ = entry;
   args_ = args;
   block_idx_ = block_idx;
+  finding_.clear();
   live_ = threads_;
   for (int i = 0; i < threads_; ++i) {
     Fiber& f = fibers_[static_cast<size_t>(i)];
@@ -41,6 +42,7 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
     f.thread.warp = i / warp_size_;
     f.state = State::runnable;
     f.exchange_parity = 0;
+    f.collectives = 0;
     fiber_prepare(f.context, stacks_.base(i), stacks_.bytes(), &BlockScheduler::fiber_main);
   }
   tls_scheduler = this;
@@ -172,9 +174,30 @@ void BlockScheduler::sync_block(const char* site) {
 
 void BlockScheduler::sync_warp() { tls_scheduler->yield(State::at_warp_barrier); }
 
-uint64_t BlockScheduler::exchange(uint64_t value, int src_lane) {
+// "__shfl_down_sync at k.cu:12 in block (0,0,0), warp 1: lane 5 reads lane 21, which has returned".
+void BlockScheduler::note_returned_lanes(const hk_host_site* site, int lane, uint64_t returned, const char* how) {
+  if (!finding_.empty() || returned == 0) return;
+  std::string lanes;
+  for (int l = 0; l < 64; ++l)
+    if (returned >> l & 1) lanes += (lanes.empty() ? "" : ",") + std::to_string(l);
+  const Fiber* f = static_cast<const Fiber*>(tls_fiber);
+  finding_ = fmt::format("{} at {}:{} in block ({},{},{}), warp {}: lane {} {} lane(s) {}, which returned before it; on a GPU "
+                         "the result is undefined (a collective after an early return)",
+                         site ? site->what : "a warp collective", site ? site->file : "?", site ? site->line : 0, block_idx_.x,
+                         block_idx_.y, block_idx_.z, f->thread.warp, lane, how, lanes);
+}
+
+// Whether a thread ended before it reached the collective its warp counts as number `collective`
+// (one that ended after taking part, while its lanes still read, did not).
+bool BlockScheduler::returned_before(int thread, uint64_t collective) const {
+  const Fiber& f = fibers_[static_cast<size_t>(thread)];
+  return f.state == State::done && f.collectives < collective;
+}
+
+uint64_t BlockScheduler::exchange(uint64_t value, int src_lane, const hk_host_site* site) {
   BlockScheduler* s = tls_scheduler;
   Fiber* f = static_cast<Fiber*>(tls_fiber);
+  const uint64_t collective = ++f->collectives;
   const int parity = f->exchange_parity;
   f->exchange_parity ^= 1;
   const int base = f->thread.warp * s->warp_size_;
@@ -182,23 +205,28 @@ uint64_t BlockScheduler::exchange(uint64_t value, int src_lane) {
   s->slots_[parity][static_cast<size_t>(me)] = value;
   s->yield(State::at_warp_barrier);
   if (src_lane < 0 || src_lane >= s->warp_size_ || base + src_lane >= s->threads_) return value;
+  if (s->returned_before(base + src_lane, collective))
+    s->note_returned_lanes(site, f->thread.lane, uint64_t{1} << src_lane, "reads");
   return s->slots_[parity][static_cast<size_t>(base + src_lane)];
 }
 
-uint64_t BlockScheduler::ballot(int predicate) {
+uint64_t BlockScheduler::ballot(int predicate, uint64_t mask, const hk_host_site* site) {
   BlockScheduler* s = tls_scheduler;
   Fiber* f = static_cast<Fiber*>(tls_fiber);
+  const uint64_t collective = ++f->collectives;
   const int parity = f->exchange_parity;
   f->exchange_parity ^= 1;
   const int base = f->thread.warp * s->warp_size_;
   const int lanes = std::min(s->warp_size_, s->threads_ - base);
   s->slots_[parity][static_cast<size_t>(base + f->thread.lane)] = predicate != 0;
   s->yield(State::at_warp_barrier);
-  uint64_t bits = 0;
+  uint64_t bits = 0, returned = 0;
+  // A lane that took part counts even if it has ended since (it ran on first after the barrier).
   for (int l = 0; l < lanes; ++l) {
-    const Fiber& other = s->fibers_[static_cast<size_t>(base + l)];
-    if (other.state != State::done && s->slots_[parity][static_cast<size_t>(base + l)]) bits |= uint64_t{1} << l;
+    if (s->returned_before(base + l, collective)) returned |= (mask >> l & 1) << l;
+    else if (s->slots_[parity][static_cast<size_t>(base + l)]) bits |= uint64_t{1} << l;
   }
+  s->note_returned_lanes(site, f->thread.lane, returned, "has in its mask");
   return bits;
 }
 

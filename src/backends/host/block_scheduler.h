@@ -30,6 +30,10 @@ class BlockScheduler {
   void run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
            Entry entry, void** args);
 
+  // The first collective of the last block run that read a lane that had returned, or whose mask
+  // named one, in words ("" when none): on a GPU its result is undefined (LaunchFinding).
+  const std::string& collective_finding() const { return finding_; }
+
   // Under --races: the detector that hears every access and synchronisation of the fibers.
   void watch_races(RaceDetector* detector) { races_ = detector; }
 
@@ -43,6 +47,7 @@ class BlockScheduler {
     hk_host_thread thread;
     State state = State::runnable;
     int exchange_parity = 0;  // which of the two slot sets the next collective uses
+    uint64_t collectives = 0;  // warp collectives it has entered: a lane with fewer left before the current one
     const char* barrier_site = "";  // the __syncthreads it waits at ("file:line")
   };
 
@@ -50,8 +55,10 @@ class BlockScheduler {
   static hk_host_thread* current();
   static void sync_block(const char* site);
   static void sync_warp();
-  static uint64_t exchange(uint64_t value, int src_lane);
-  static uint64_t ballot(int predicate);
+  static uint64_t exchange(uint64_t value, int src_lane, const hk_host_site* site);
+  static uint64_t ballot(int predicate, uint64_t mask, const hk_host_site* site);
+  void note_returned_lanes(const hk_host_site* site, int lane, uint64_t returned, const char* how);
+  bool returned_before(int thread, uint64_t collective) const;
   static void race_access(const void* address, uint64_t bytes, int is_write, const void* code);
   static void race_atomic(const void* address);
   static void race_fence();
@@ -75,6 +82,7 @@ class BlockScheduler {
   void** args_ = nullptr;
   hk_host_dim3 block_idx_{};
   RaceDetector* races_ = nullptr;
+  std::string finding_;
 };
 
 }  // namespace hk::host

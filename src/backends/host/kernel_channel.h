@@ -25,7 +25,8 @@ struct KernelRequest {
   uint64_t args[kMaxKernelArgs] = {};  // each argument's 8 bytes: a device address or a scalar
 };  // a load's packet ends with the entry's symbol
 
-enum class KernelReplyCode : int32_t { ok, error, sticky, missing_entry, race };  // race: a RaceReport as JSON follows
+// race: a RaceReport as JSON follows; finding: a LaunchFinding's text
+enum class KernelReplyCode : int32_t { ok, error, sticky, missing_entry, race, finding };
 
 struct KernelReply {
   uint32_t seq = 0;

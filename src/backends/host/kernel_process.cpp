@@ -134,6 +134,7 @@ KernelReply KernelProcess::call(KernelRequest q, const std::string& tail, int fd
     case KernelReplyCode::error: throw BackendError(text, false);
     case KernelReplyCode::sticky: break;
     case KernelReplyCode::race: throw RacesFound(race_from_text(text));
+    case KernelReplyCode::finding: throw LaunchFinding(text);
   }
   throw BackendError(text, true);
 }

@@ -77,6 +77,9 @@ class Server {
     } catch (const RacesFound& e) {
       r.code = KernelReplyCode::race;
       reply_tail += nlohmann::json(e.report).dump();
+    } catch (const LaunchFinding& e) {
+      r.code = KernelReplyCode::finding;
+      reply_tail += e.what();
     } catch (const MissingEntry& e) {
       r.code = KernelReplyCode::missing_entry;
       reply_tail += e.what();

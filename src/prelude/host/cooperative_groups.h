@@ -41,9 +41,10 @@ class thread_block_tile {
   template <typename HkT> HkT shfl_up(HkT v, unsigned int d) const { return __shfl_up_sync(~0ull, v, d, HkSize); }
   template <typename HkT> HkT shfl_xor(HkT v, unsigned int m) const { return __shfl_xor_sync(~0ull, v, m, HkSize); }
   unsigned long long ballot(int pred) const {
-    const unsigned long long all = __ballot_sync(~0ull, pred);
     const unsigned int first = (unsigned int)(hk_host_lane() / HkSize) * HkSize;  // this tile's lanes in the warp
-    return (all >> first) & (HkSize == 64 ? ~0ull : ((1ull << HkSize) - 1));
+    const unsigned long long lanes = HkSize == 64 ? ~0ull : ((1ull << HkSize) - 1);
+    const unsigned long long all = __ballot_sync(lanes << first, pred);
+    return (all >> first) & lanes;
   }
   int any(int pred) const { return ballot(pred) != 0; }
   int all(int pred) const { return ballot(!pred) == 0; }

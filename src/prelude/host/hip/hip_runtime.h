@@ -20,31 +20,33 @@
 // so a kernel that assumes 64 lanes under 32 reads its own value (and gets the wrong answer a
 // GPU would give) instead of a lane that does not exist.
 inline int hk_host_shfl_width(int width) { return width < warpSize ? width : warpSize; }
-template <typename HkT> inline HkT __shfl(HkT v, int src, int width = warpSize) {
-  return __shfl_sync(~0ull, v, src, hk_host_shfl_width(width));
+// HIP's collectives take the lanes that are live (no mask): a ballot is never reported for lanes
+// that returned, a shuffle reading one is (its value is undefined on a GPU too).
+template <typename HkT> inline HkT __shfl(HkT v, int src, int width = warpSize, HK_HOST_CALLER) {
+  return __shfl_sync(~0ull, v, src, hk_host_shfl_width(width), hk_file, hk_line, "__shfl");
 }
-template <typename HkT> inline HkT __shfl_xor(HkT v, int lane_mask, int width = warpSize) {
-  return __shfl_xor_sync(~0ull, v, lane_mask, hk_host_shfl_width(width));
+template <typename HkT> inline HkT __shfl_xor(HkT v, int lane_mask, int width = warpSize, HK_HOST_CALLER) {
+  return __shfl_xor_sync(~0ull, v, lane_mask, hk_host_shfl_width(width), hk_file, hk_line, "__shfl_xor");
 }
-template <typename HkT> inline HkT __shfl_down(HkT v, unsigned int delta, int width = warpSize) {
-  return __shfl_down_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
+template <typename HkT> inline HkT __shfl_down(HkT v, unsigned int delta, int width = warpSize, HK_HOST_CALLER) {
+  return __shfl_down_sync(~0ull, v, (int)delta, hk_host_shfl_width(width), hk_file, hk_line, "__shfl_down");
 }
-template <typename HkT> inline HkT __shfl_up(HkT v, unsigned int delta, int width = warpSize) {
-  return __shfl_up_sync(~0ull, v, (int)delta, hk_host_shfl_width(width));
+template <typename HkT> inline HkT __shfl_up(HkT v, unsigned int delta, int width = warpSize, HK_HOST_CALLER) {
+  return __shfl_up_sync(~0ull, v, (int)delta, hk_host_shfl_width(width), hk_file, hk_line, "__shfl_up");
 }
-inline unsigned long long __ballot(int pred) { return hk_host_rt->ballot(pred); }
-inline unsigned long long __ballot64(int pred) { return hk_host_rt->ballot(pred); }
-inline int __any(int pred) { return hk_host_rt->ballot(pred) != 0; }
-inline int __all(int pred) { return hk_host_rt->ballot(!pred) == 0; }
+inline unsigned long long __ballot(int pred, HK_HOST_CALLER) { return hk_host_ballot(pred, 0, "__ballot", hk_file, hk_line); }
+inline unsigned long long __ballot64(int pred, HK_HOST_CALLER) { return hk_host_ballot(pred, 0, "__ballot64", hk_file, hk_line); }
+inline int __any(int pred, HK_HOST_CALLER) { return hk_host_ballot(pred, 0, "__any", hk_file, hk_line) != 0; }
+inline int __all(int pred, HK_HOST_CALLER) { return hk_host_ballot(!pred, 0, "__all", hk_file, hk_line) == 0; }
 inline unsigned int __lane_id() { return (unsigned)hk_host_lane(); }
 
 // The AMD built-ins that say something a CPU can say exactly.
-template <typename HkT> inline HkT __builtin_amdgcn_readfirstlane(HkT v) {
-  const unsigned long long active = hk_host_rt->ballot(1);
-  return hk_host_exchange(v, __builtin_ctzll(active));
+template <typename HkT> inline HkT __builtin_amdgcn_readfirstlane(HkT v, HK_HOST_CALLER) {
+  const unsigned long long active = hk_host_ballot(1, 0, "__builtin_amdgcn_readfirstlane", hk_file, hk_line);
+  return hk_host_exchange(v, __builtin_ctzll(active), hk_host_site{"__builtin_amdgcn_readfirstlane", hk_file, hk_line});
 }
-inline int __builtin_amdgcn_ds_bpermute(int byte_address, int v) {
-  return hk_host_exchange(v, (byte_address >> 2) & (warpSize - 1));
+inline int __builtin_amdgcn_ds_bpermute(int byte_address, int v, HK_HOST_CALLER) {
+  return hk_host_exchange(v, (byte_address >> 2) & (warpSize - 1), hk_host_site{"__builtin_amdgcn_ds_bpermute", hk_file, hk_line});
 }
 // Lanes below this one whose bit is set: mbcnt_lo over mask bits 0-31, mbcnt_hi over 32-63.
 inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned base) {
