@@ -14,18 +14,20 @@ std::string verdict_name(const CaseResult& r) {
   return status_name(r.status);
 }
 
-std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict>& declared, const std::string& device_arch) {
-  // An expectation for this very arch wins over one for every device.
+std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict>& declared, const std::string& device_arch, bool host) {
+  // An expectation for this very arch wins over one for the host backend, which wins over one for every device.
   for (const ExpectedVerdict& e : declared)
     if (!e.arch.empty() && e.arch == device_arch) return e;
+  for (const ExpectedVerdict& e : declared)
+    if (host && e.arch == kHostArch) return e;
   for (const ExpectedVerdict& e : declared)
     if (e.arch.empty()) return e;
   return std::nullopt;
 }
 
-std::optional<ExpectedVerdict> case_expectation(const KernelSpec& k, const CaseSpec& c, const std::string& device_arch) {
-  if (auto e = expectation_for(c.expect, device_arch)) return e;
-  return expectation_for(k.expect, device_arch);
+std::optional<ExpectedVerdict> case_expectation(const KernelSpec& k, const CaseSpec& c, const std::string& device_arch, bool host) {
+  if (auto e = expectation_for(c.expect, device_arch, host)) return e;
+  return expectation_for(k.expect, device_arch, host);
 }
 
 CaseResult apply_expectation(CaseResult r, const std::optional<ExpectedVerdict>& expected) {

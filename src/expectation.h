@@ -18,11 +18,17 @@ const std::vector<std::string>& expectable_statuses();
 // The name a result's verdict goes by in "expect.status": its status, or for a SKIP its reason.
 std::string verdict_name(const CaseResult& r);
 
-// The expectation that applies on a device of this arch, if any (arch empty matches every device).
-std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict>& declared, const std::string& device_arch);
+// The arch an expectation names to apply on the host backend under every profile: for what only
+// the host's stricter rules show (a collective reading lanes that returned), undefined on a GPU.
+inline constexpr const char* kHostArch = "host";
+
+// The expectation that applies on a device of this arch (host: the host backend's), if any: one
+// for the arch itself first, then "host" on the host backend, then one without an arch.
+std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict>& declared, const std::string& device_arch,
+                                               bool host = false);
 
 // For one case: the case's own declarations first, then its kernel's.
-std::optional<ExpectedVerdict> case_expectation(const KernelSpec& k, const CaseSpec& c, const std::string& device_arch);
+std::optional<ExpectedVerdict> case_expectation(const KernelSpec& k, const CaseSpec& c, const std::string& device_arch, bool host = false);
 
 // Applies an expectation to a result that arrived from a worker (or from the parent, for CRASH
 // and TIMEOUT). Without an expectation the result is returned unchanged.

@@ -7,7 +7,7 @@ namespace hk {
 
 struct ExpectedVerdict {
   std::string status;  // FAIL CRASH TIMEOUT COMPILE_ERROR ERROR FLAKY LEAK HW_LIMIT TOO_LARGE
-  std::string arch;    // empty: any device; else e.g. "sm_90", "gfx942"
+  std::string arch;    // empty: any device; else e.g. "sm_90", "gfx942", or "host": the host backend, any profile
   std::string why;
 };
 

@@ -170,7 +170,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
     else if (!ref->ok) job.reference_error = "reference '" + k.reference + "' does not compile: " + ref->log;
     else job.reference_library = ref->path;
   } catch (const PlanError& e) {
-    return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_));
+    return apply_expectation(plan_error_result(k, c, e), case_expectation(k, c, arch_, on_host()));
   }
   const CaseTimeouts timeout{k.timeout.value_or(opt_.timeout_s), opt_.setup_timeout_s};
   if (isolation == Isolation::case_alone) session.close();
@@ -185,7 +185,7 @@ CaseResult Runner::run_task(WorkerSession& session, int device, const CaseTask& 
     r = check_alone(std::move(r), before, before_count, job, timeout, device);
   if (const ReferenceLibrary* ref = opt_.references ? opt_.references->get(k.reference) : nullptr)  // an override, a damaged cache entry
     r.notes.insert(r.notes.end(), ref->notes.begin(), ref->notes.end());
-  return apply_expectation(r, case_expectation(k, c, arch_));
+  return apply_expectation(r, case_expectation(k, c, arch_, on_host()));
 }
 
 CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::string>& before, size_t before_count,

@@ -72,6 +72,18 @@ TEST(Expectation, ArchSpecificWinsAndOtherArchsDoNotApply) {
   EXPECT_FALSE(expectation_for({{"HW_LIMIT", "gfx942", "x"}}, "sm_90"));
 }
 
+// "host": the host backend under every profile (its arch is the emulated GPU's), never a GPU of that arch.
+TEST(Expectation, HostAppliesOnTheHostBackendOnlyAfterTheArchsOwn) {
+  const std::vector<ExpectedVerdict> d = {{"FAIL", "host", "only the host sees it"}};
+  EXPECT_EQ(expectation_for(d, "sm_90", true)->status, "FAIL");
+  EXPECT_EQ(expectation_for(d, "gfx942", true)->status, "FAIL");
+  EXPECT_FALSE(expectation_for(d, "sm_90", false));
+  const std::vector<ExpectedVerdict> both = {{"CRASH", "", "everywhere"}, {"FAIL", "host", "h"}, {"HW_LIMIT", "gfx942", "l"}};
+  EXPECT_EQ(expectation_for(both, "gfx942", true)->status, "HW_LIMIT");
+  EXPECT_EQ(expectation_for(both, "sm_90", true)->status, "FAIL");
+  EXPECT_EQ(expectation_for(both, "sm_90", false)->status, "CRASH");
+}
+
 TEST(Expectation, CaseDeclarationsComeBeforeTheKernels) {
   KernelSpec k;
   k.expect = {{"FAIL", "", "kernel-wide"}};
