@@ -471,9 +471,14 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   std::vector<std::string> args = {"-x", hip ? "hip" : "cuda", "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
                                    hip ? "-nogpulib" : "-nocudalib", hip ? "--offload-arch=gfx90a" : "--cuda-gpu-arch=sm_80",
                                    "-std=c++17", "-w", "-ferror-limit=0", "-I", kPreludeDir, "-include",
-                                   std::string(kPreludeDir) + "/hk_device_part.h", hip ? "-D__HIPCC_RTC__" : "-D__CUDACC_RTC__",
+                                   std::string(kPreludeDir) + "/hk_device_part.h",
                                    // hkcheck.h's own dialect, as the device compiler of that vendor sees it
                                    hip ? "-DHK_BACKEND_HIP=1" : "-DHK_BACKEND_CUDA=1"};
+  // The run-time compiler's macro as the compile will see it: hipRTC 7.2 leaves __HIPCC_RTC__
+  // undefined in its no-builtin-header mode (and defining it there breaks the real HIP headers),
+  // so code under #ifndef __HIPCC_RTC__ is compiled there, and is parsed here as such.
+  if (!hip) args.push_back("-D__CUDACC_RTC__");
+  else if (std::find(options.begin(), options.end(), "--hiprtc-no-builtin-header") == options.end()) args.push_back("-D__HIPCC_RTC__");
   if (!context.empty()) args.insert(args.end(), {"-include", context.back().path});
   for (std::string& o : parse_options(options)) args.push_back(std::move(o));
   std::vector<const char*> argv;

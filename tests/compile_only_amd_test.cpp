@@ -160,6 +160,17 @@ TEST_F(AmdCompileOnly, NoBuiltinHeaderModeCompilesACorpusKernel) {
   for (const json& c : r["cases"]) EXPECT_EQ(c["status"], "PASS") << c.dump();
 }
 
+// Host code behind #ifndef __HIPCC_RTC__ and behind #ifndef __HIP_DEVICE_COMPILE__ compiles in
+// both hipRTC modes: hipRTC 7.2 leaves __HIPCC_RTC__ undefined without its built-in header, and
+// the device-part parse, which defined it always, kept the host code out of its own view.
+TEST_F(AmdCompileOnly, HostCodeGuardsHoldInBothHeaderModes) {
+  NEEDS_PRIVATE_HIPRTC();
+  EXPECT_EQ(run_fixture({"--arch", "gfx942,gfx950", "--hiprtc-root", kRoot, "host_code_guards_*"}), 0);
+  const json r = results();
+  EXPECT_EQ(r["cases"].size(), 4u);
+  for (const json& c : r["cases"]) EXPECT_EQ(c["status"], "PASS") << c.dump();
+}
+
 // The generator that makes inputs on the GPU (device_inputs.h) builds for the users' AMD targets.
 TEST_F(AmdCompileOnly, InputGeneratorCompilesForGfx942AndGfx950) {
   NEEDS_PRIVATE_HIPRTC();
