@@ -105,8 +105,9 @@ std::vector<std::string> define_options(const CasePlan& plan) {
 namespace {
 
 // A tolerance wider than the dtype's default in any field (or allowing a fraction of elements
-// to mismatch) must say why.
-void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, const std::string& what) {
+// to mismatch) should say why; one that does not goes to *style.
+void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, const std::string& what, std::vector<PlanError>* style) {
+  if (!style) return;
   const Tolerance d = default_tolerance(dtype);
   std::string wider;
   if (s.atol && *s.atol > d.atol) wider = fmt::format("atol {:g} > {:g}", *s.atol, d.atol);
@@ -114,7 +115,7 @@ void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, c
   else if (s.ulps && *s.ulps > d.ulps) wider = fmt::format("ulps {:g} > {:g}", *s.ulps, d.ulps);
   else if (s.max_mismatch_fraction && *s.max_mismatch_fraction > 0) wider = fmt::format("max_mismatch_fraction {:g}", *s.max_mismatch_fraction);
   if (wider.empty() || !s.why.empty()) return;
-  throw PlanError(path, fmt::format("{}{} is looser than the {} default and has no \"why\": say what error the kernel's arithmetic needs "
+  style->emplace_back(path, fmt::format("{}{} is looser than the {} default and has no \"why\": say what error the kernel's arithmetic needs "
                                     "(e.g. \"bf16 output: 0.5 ulp rounding + f32 accumulation over K\")",
                                     what, wider, dtype_name(dtype)));
 }
@@ -137,7 +138,7 @@ int64_t plan_offset(const KernelSpec& k, const CaseSpec& c, const TensorSpec& ts
 
 }  // namespace
 
-CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
+CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError>* style) {
   CasePlan plan;
   plan.kernel = k.name;
   plan.case_name = c.name;
@@ -189,9 +190,9 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c) {
         if (it->second.max_mismatch_fraction) spec.max_mismatch_fraction = it->second.max_mismatch_fraction;
         if (it->second.hard_ulps) spec.hard_ulps = it->second.hard_ulps;
       }
-      require_why(ts.tolerance, t.dtype, path + "/tolerance", "");
+      require_why(ts.tolerance, t.dtype, path + "/tolerance", "", style);
       if (const auto it = c.tolerance.find(ts.name); it != c.tolerance.end())
-        require_why(it->second, t.dtype, k.json_path + "/cases", fmt::format("case '{}', the tolerance of '{}': ", c.name, ts.name));
+        require_why(it->second, t.dtype, k.json_path + "/cases", fmt::format("case '{}', the tolerance of '{}': ", c.name, ts.name), style);
       if (spec.atol) t.tolerance.atol = *spec.atol;
       if (spec.rtol) t.tolerance.rtol = *spec.rtol;
       if (spec.ulps) t.tolerance.ulps = *spec.ulps;

@@ -444,7 +444,8 @@ std::vector<EquivalentMutant> read_equivalent_mutants(const json& v, const std::
   return out;
 }
 
-KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file, bool overridden) {
+KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file, bool overridden, bool strict,
+                       std::vector<std::string>* warnings) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
   check_keys(v, path, {"name", "source", "entry", "defines", "include_dirs", "options", "gpu_only", "reference", "reference_source", "params", "cases", "tensors", "args", "launch", "timeout", "expect", "repeat", "equivalent_mutants"});
   KernelSpec k;
@@ -504,11 +505,22 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   if (launch.contains("shared")) k.launch.shared = expr_text(launch["shared"], path + "/launch/shared");
   k.cases = read_cases(need(v, "cases", path), path + "/cases", k.params, overridden);
   // Every case must plan: a typo in an expression is reported now, not halfway through a run.
+  // A project rule it breaks (a loosened tolerance without "why") is a warning, once per field,
+  // and the kernel still runs; --strict makes it an error.
+  std::set<std::string> warned;
   for (const CaseSpec& c : k.cases) {
+    std::vector<PlanError> style;
     try {
-      plan_case(k, c);
+      plan_case(k, c, &style);
     } catch (const PlanError& e) {
       fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
+    }
+    for (const PlanError& e : style) {
+      if (strict) fail(e.path, fmt::format("case '{}': {} (--strict)", c.name, e.what()));
+      // One per field: cases of other dtypes differ only in the figures ("ulps 2 > 0 ... f32", "> 1 ... bf16").
+      const std::string what = e.what();
+      if (warned.insert(e.path + "\n" + what.substr(0, what.find_first_of("0123456789"))).second)
+        warnings->push_back(fmt::format("{}: {}: {} (a warning: the kernel runs; --strict makes it an error)", file, e.path, e.what()));
     }
   }
   check_section_defines(k);
@@ -517,7 +529,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
 
 }  // namespace
 
-ManifestLoad load_manifest(const std::string& file, const std::vector<AxisOverride>& axes) {
+ManifestLoad load_manifest(const std::string& file, const std::vector<AxisOverride>& axes, bool strict) {
   ManifestLoad out;
   json doc;
   {
@@ -554,7 +566,7 @@ ManifestLoad load_manifest(const std::string& file, const std::vector<AxisOverri
   for (size_t i = 0; i < kernels.size(); ++i) {
     const std::string p = fmt::format("/kernels/{}", i);
     try {
-      out.kernels.push_back(read_kernel(kernels[i], p, file, overridden.count(i) > 0));
+      out.kernels.push_back(read_kernel(kernels[i], p, file, overridden.count(i) > 0, strict, &out.warnings));
     } catch (const std::exception& e) {  // e.g. a value of the wrong JSON type deep in a field
       out.errors.push_back(fmt::format("{}: {}: {}", file, p, e.what()));
       out.failed_kernels.push_back(file + "#" + p);

@@ -40,7 +40,7 @@ std::string project_folder(const ProjectPaths& p) {
   return m.has_parent_path() ? m.parent_path().string() : ".";
 }
 
-LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes) {
+LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes, bool strict) {
   LoadedManifests out;
   std::map<std::string, std::string> kernel_home;
   std::vector<std::string> not_files;
@@ -48,7 +48,8 @@ LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOve
   out.errors = not_files;
   if (files.empty() && not_files.empty()) out.errors.push_back(dir + ": no *.json manifests in this folder (or pass --manifests DIR)");
   for (const std::string& file : files) {
-    ManifestLoad load = load_manifest(file, axes);
+    ManifestLoad load = load_manifest(file, axes, strict);
+    out.warnings.insert(out.warnings.end(), load.warnings.begin(), load.warnings.end());
     out.axes_applied.insert(load.axes_applied.begin(), load.axes_applied.end());
     out.errors.insert(out.errors.end(), load.errors.begin(), load.errors.end());
     out.failed_kernels.insert(out.failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());

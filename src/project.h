@@ -30,6 +30,7 @@ std::string project_folder(const ProjectPaths& p);
 struct LoadedManifests {
   std::vector<KernelSpec> kernels;          // every valid kernel, file_entries linked
   std::vector<std::string> errors;          // one line each, naming the file and the field
+  std::vector<std::string> warnings;        // the same, for kernels that still run (ManifestLoad::warnings)
   std::vector<std::string> failed_kernels;  // names of kernels left out because of errors
   std::set<std::string> axes_applied;       // the -a overrides some sweep took
 };
@@ -46,7 +47,7 @@ void refuse_sources_outside(LoadedManifests& loaded, const std::string& boundary
 
 // Loads and validates every manifest of dir; a broken one is reported and the rest are kept.
 // A kernel name defined twice keeps its first definition.
-LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes = {});
+LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOverride>& axes = {}, bool strict = false);
 
 // Finds every kernel's reference: in hkcheck's built-in folder, the project's references/, and
 // the files manifests name ("reference_source"). The project's reference of a built-in's name

@@ -162,6 +162,10 @@ void add_run(CLI::App& app, Settings& s) {
                fmt::format("Compute every reference instead of reading its outputs back from the cache (--cache-dir; bounded by "
                            "HKCHECK_REF_CACHE_MB, default {})",
                            kDefaultReferenceCacheBytes >> 20));
+  app.add_flag("--strict", s.strict,
+               "Make the manifests' style rules errors: a tolerance looser than its dtype's default without \"why\" leaves its "
+               "kernel out (by default it is a warning and the kernel runs). hkcheck's own corpus runs with it "
+               "(\"strict\": true in its hkcheck.json)");
   app.add_flag("-x,--exitfirst", s.exit_first, "Start no new case after the first that did not pass (the rest are NOT_RUN)");
   app.add_option("--maxfail", s.max_fail, "Start no new case after N cases did not pass (the rest are NOT_RUN); -x is --maxfail 1")
       ->check(CLI::Range(1, 1000000));

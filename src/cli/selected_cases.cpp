@@ -112,7 +112,7 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
     return std::nullopt;
   }
   // A broken manifest is reported and the rest still run.
-  out.loaded = load_manifests(s.manifest_dir, axes);
+  out.loaded = load_manifests(s.manifest_dir, axes, s.strict);
   for (const AxisOverride& a : axes)
     if (!out.loaded.axes_applied.count(a.name)) {
       fmt::print(stderr, "hkcheck: -a {}: no sweep of the selected kernels in {} has a parameter '{}'\n", a.name, s.manifest_dir, a.name);
@@ -121,6 +121,7 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
   refuse_sources_outside(out.loaded, source_boundary(out.project), s.select.allow_outside_root);
   out.references = find_references(out.loaded, out.project);
   for (const auto& e : out.loaded.errors) fmt::print(stderr, "hkcheck: manifest error: {}\n", terminal_line(e));  // names are the manifest's text
+  for (const auto& w : out.loaded.warnings) fmt::print(stderr, "hkcheck: manifest warning: {}\n", terminal_line(w));
   try {
     if (!s.seeds.empty()) out.seeds = parse_seed_list(s.seeds);
   } catch (const std::invalid_argument& e) {

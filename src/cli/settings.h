@@ -76,6 +76,7 @@ struct Settings {
   std::vector<int> devices;
   int repeat = 1, jobs = 0;
   bool exit_first = false;
+  bool strict = false;  // a project rule a kernel breaks (a tolerance without "why") is a manifest error (--strict)
   bool no_ref_cache = false;  // compute every reference (reference_cache.h) instead of reading it back
   int max_fail = 0;                // --maxfail N (0: no limit)
   std::vector<std::string> axes;   // -a NAME=VALUES
