@@ -34,6 +34,16 @@ TEST(CommandLine, SourceNamesAVendor) {
   EXPECT_EQ(parse({"--source", "sycl"}, bad), std::optional<int>(2));
 }
 
+// pytest's spellings of the options a CI job already passes: --junitxml and --collect-only.
+TEST(CommandLine, PytestSpellingsAreAliases) {
+  Settings s;
+  ASSERT_FALSE(parse({"--junitxml", "report.xml", "rmsnorm"}, s).has_value());
+  EXPECT_EQ(s.report.junit_path, "report.xml");
+  Settings l;
+  ASSERT_FALSE(parse({"--collect-only"}, l).has_value());
+  EXPECT_EQ(l.mode, ModeName::list);
+}
+
 // --hiprtc-root picks compile-only's hipRTC; a run on a GPU keeps its runtime's, so it is refused there.
 TEST(CommandLine, HiprtcRootIsForCompileOnly) {
   Settings s;

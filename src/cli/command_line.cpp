@@ -68,7 +68,7 @@ void add_selection(CLI::App& app, SelectionSettings& s) {
 
 void add_reports(CLI::App& app, ReportSettings& r) {
   app.add_option("--out", r.out_dir, "Folder for test_results.json and .md (default: results/<device>)");
-  app.add_option("--junit", r.junit_path, "Also write the results as JUnit XML to this file (for CI test reports)");
+  app.add_option("--junit,--junitxml", r.junit_path, "Also write the results as JUnit XML to this file (for CI test reports; --junitxml as pytest spells it)");
   app.add_flag("--md-every-case", r.markdown_every_case,
                "List every case in test_results.md (by default it lists the cases that did not pass and stays under 60,000 "
                "characters, to fit a pull-request comment)");
@@ -212,7 +212,7 @@ void add_mutate(CLI::App& app, MutateSettings& m) {
 
 // The modes chosen by a flag (or by the same word first on the command line).
 void add_mode_flags(CLI::App& app, Settings& s, bool& list, bool& compile_only, bool& worker, bool& compile_worker, bool& version) {
-  app.add_flag("--list", list, "List kernels and their cases without running anything");
+  app.add_flag("--list,--collect-only", list, "List kernels and their cases without running anything (--collect-only as pytest spells it)");
   app.add_flag("--compile-only", compile_only,
                "Compile every selected kernel, in each configuration its cases produce, for each --arch, with no device; "
                "nothing runs (a PASS says it compiled)");
