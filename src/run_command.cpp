@@ -400,6 +400,13 @@ int run_command(Settings& s) {
     fmt::print(stderr, "hkcheck: --last-failed: no failed cases in the last run ({}); nothing to run\n", s.select.last_failed);
     return kExitOk;
   }
+  // A selection that names nothing (a -k typo) checks nothing: it writes nowhere, so the last
+  // results and what --last-failed reads of them stay as they were.
+  if (sel->case_count() == 0 && sel->loaded.errors.empty() && s.resume_dir.empty()) {
+    fmt::print(stderr, "hkcheck: no case selected from {}: nothing run and nothing written{}\n", s.manifest_dir,
+               s.report.out_dir.empty() ? "" : "; " + s.report.out_dir + " keeps its results");
+    return kExitNothingChecked;
+  }
   if (s.devices.empty()) s.devices = {s.device};
   if (s.jobs == 0) s.jobs = default_jobs(s.devices.size());
   announce_selection(s, *sel);
