@@ -6,6 +6,7 @@
 
 #include "contracts/mutation_report.h"
 #include "mutate/clang_tokens.h"
+#include "mutate/mutate_command.h"
 #include "mutate/mutation_operators.h"
 
 namespace hk {
@@ -121,6 +122,15 @@ TEST(Mutant, DiffShowsTheEditWithContext) {
   const std::string d = mutant_diff("kernels/k.cu", kMutantSource, *m);
   EXPECT_EQ(d.rfind("--- a/kernels/k.cu\n+++ b/kernels/k.cu\n@@ -8,7 +8,7 @@\n", 0), 0u) << d;
   EXPECT_NE(d.find("\n-  for (i32 i = threadIdx.x; i < n; i += blockDim.x) {\n+  for (i32 i = threadIdx.x; i <= n; i += blockDim.x) {\n"), std::string::npos) << d;
+}
+
+// `hkcheck mutate rmsnorm` replaced the project's whole report in results/mutation; a run of some
+// kernels now has a folder of its own, named after them, whatever characters their globs hold.
+TEST(MutationReport, ARunOfSomeKernelsNeverReplacesTheProjectsReport) {
+  EXPECT_EQ(default_mutation_folder({}), "results/mutation");
+  EXPECT_EQ(default_mutation_folder({"rmsnorm"}), "results/mutation/runs/rmsnorm");
+  EXPECT_EQ(default_mutation_folder({"silu*", "rmsnorm/f16 D=7"}), "results/mutation/runs/silu_+rmsnorm_f16_D_7");
+  EXPECT_EQ(default_mutation_folder({".."}), "results/mutation/runs/__") << "no pattern leads out of its folder";
 }
 
 TEST(MutationReport, JsonRoundTripAndScore) {

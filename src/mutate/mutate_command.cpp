@@ -1,6 +1,7 @@
 #include "mutate/mutate_command.h"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -238,6 +239,18 @@ int exit_code(const MutationReport& report, bool unreadable, bool manifest_error
 
 }  // namespace
 
+std::string default_mutation_folder(const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return "results/mutation";
+  std::string name;
+  for (const std::string& p : patterns) {
+    if (name.size() > 80) break;
+    name += (name.empty() ? "" : "+") + p;
+  }
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '+') c = '_';  // no '/', no '..
+  return "results/mutation/runs/" + name;
+}
+
 int mutate_command(Settings& s) {
   install_interrupt_handlers();
   auto sel = select_cases(s);
@@ -257,7 +270,9 @@ int mutate_command(Settings& s) {
   const CompileTarget target = run_target(dev->backend, dev->arch, vendor);
   use_compile_target(sel->loaded.kernels, target);
   if (s.tier == "auto") s.tier = dev->backend == "host" ? "small" : "all";
-  if (s.report.out_dir.empty()) s.report.out_dir = "results/mutation";
+  // The whole project's report lives in results/mutation; a run of some kernels gets a folder of
+  // its own below it, so it never replaces that report.
+  if (s.report.out_dir.empty()) s.report.out_dir = default_mutation_folder(s.select.patterns);
   // All the workers a run would have, spread over the mutants: each mutant's cases stop at the
   // first that fails, so mutants side by side keep the workers busier than workers per mutant.
   const int workers = s.jobs * static_cast<int>(s.devices.size());

@@ -11,4 +11,8 @@ namespace hk {
 // not count), 2 usage or manifest error, or a kernel's source could not be read.
 int mutate_command(Settings& s);
 
+// Where the report goes without --out: results/mutation for every kernel of the project, and
+// results/mutation/runs/<the patterns> for some, so that such a run never replaces the project's.
+std::string default_mutation_folder(const std::vector<std::string>& patterns);
+
 }  // namespace hk
