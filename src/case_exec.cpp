@@ -1,5 +1,7 @@
 #include "case_exec.h"
 
+#include "arg_layout.h"
+
 #include <unistd.h>
 
 #include "cache_seal.h"
@@ -123,30 +125,6 @@ bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
     return true;
   }
   return false;
-}
-
-// Scalar kernel arguments in the exact C type the kernel declares.
-union ScalarArg {
-  float f32;
-  double f64;
-  int32_t i32;
-  int64_t i64;
-  uint32_t u32;
-  uint64_t u64;
-};
-
-ScalarArg make_scalar(DType t, double v) {
-  ScalarArg a{};
-  switch (t) {
-    case DType::f32: a.f32 = static_cast<float>(v); break;
-    case DType::f64: a.f64 = v; break;
-    case DType::i32: a.i32 = static_cast<int32_t>(std::llround(v)); break;
-    case DType::i64: a.i64 = static_cast<int64_t>(std::llround(v)); break;
-    case DType::u32: a.u32 = static_cast<uint32_t>(std::llround(v)); break;
-    case DType::u64: a.u64 = static_cast<uint64_t>(std::llround(v)); break;
-    default: throw std::logic_error("scalar dtype");
-  }
-  return a;
 }
 
 // Launches whose output differed from the first, each judged against the reference on its own.
@@ -414,17 +392,11 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
       const AllocationSlack slack = be.slack(base);
       guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset, t.dtype));
     }
-    std::vector<ScalarArg> scalars(plan.args.size());
+    // Each argument's bytes as the kernel's type lays them out (arg_layout.h), aligned for it.
+    std::vector<AlignedArgument> arguments;
+    for (const ArgPlan& a : plan.args) arguments.emplace_back(argument_bytes(a, ptrs));
     std::vector<void*> argv;
-    for (size_t i = 0; i < plan.args.size(); ++i) {
-      const ArgPlan& a = plan.args[i];
-      if (a.tensor >= 0) {
-        argv.push_back(&ptrs[static_cast<size_t>(a.tensor)]);
-      } else {
-        scalars[i] = make_scalar(a.dtype, a.value);
-        argv.push_back(&scalars[i]);
-      }
-    }
+    for (AlignedArgument& a : arguments) argv.push_back(a.data());
     argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
 
     // Outputs computed before for the same library, reference, plan and inputs are read back

@@ -103,6 +103,69 @@ TensorPlan tensor_from(const json& j) {
   return t;
 }
 
+const char* arg_kind_name(ArgKind k) {
+  switch (k) {
+    case ArgKind::tensor: return "tensor";
+    case ArgKind::scalar: return "scalar";
+    case ArgKind::record: return "struct";
+    case ArgKind::zeros: return "bytes";
+    case ArgKind::array: break;
+  }
+  throw std::logic_error("an array argument is planned as a record");
+}
+
+ArgKind arg_kind_from(const json& j) {
+  const std::string k = j.get<std::string>();
+  for (ArgKind kind : {ArgKind::tensor, ArgKind::scalar, ArgKind::record, ArgKind::zeros})
+    if (k == arg_kind_name(kind)) return kind;
+  throw std::runtime_error("unknown argument kind '" + k + "'");
+}
+
+json arg_json(const ArgPlan& a) {
+  json j = {{"kind", arg_kind_name(a.kind)}};
+  if (!a.name.empty()) j["name"] = a.name;
+  switch (a.kind) {
+    case ArgKind::tensor: j["tensor"] = a.tensor; break;
+    case ArgKind::scalar: j["dtype"] = dtype_name(a.dtype), j["bool"] = a.boolean, j["value"] = number(a.value); break;
+    case ArgKind::zeros: j["bytes"] = a.bytes; break;
+    case ArgKind::record: {
+      json fields = json::array();
+      for (const ArgPlan& f : a.fields) fields.push_back(arg_json(f));
+      j["fields"] = fields, j["align"] = a.align;
+      break;
+    }
+    case ArgKind::array: break;
+  }
+  return j;
+}
+
+// depth: structs inside structs, bounded so that a corrupt job cannot exhaust the stack.
+ArgPlan arg_from(const json& j, size_t tensors, int depth = 0) {
+  if (depth > 64) throw std::runtime_error("arguments nested more than 64 deep");
+  ArgPlan a;
+  a.kind = arg_kind_from(j.at("kind"));
+  if (j.contains("name")) a.name = j.at("name").get<std::string>();
+  switch (a.kind) {
+    case ArgKind::tensor:
+      a.tensor = j.at("tensor").get<int>();
+      if (a.tensor < 0 || a.tensor >= static_cast<int>(tensors))
+        throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(tensors));
+      break;
+    case ArgKind::scalar: a.dtype = dtype_from(j.at("dtype")), a.boolean = j.at("bool").get<bool>(), a.value = read_number(j.at("value")); break;
+    case ArgKind::zeros:
+      a.bytes = j.at("bytes").get<int64_t>();
+      if (a.bytes < 1 || a.bytes > (int64_t{1} << 20)) throw std::runtime_error("a zero-bytes argument of " + std::to_string(a.bytes) + " bytes");
+      break;
+    case ArgKind::record:
+      for (const json& f : j.at("fields")) a.fields.push_back(arg_from(f, tensors, depth + 1));
+      a.align = j.at("align").get<int64_t>();
+      if (a.align < 0 || a.align > 256 || (a.align & (a.align - 1))) throw std::runtime_error("a struct argument aligned to " + std::to_string(a.align));
+      break;
+    case ArgKind::array: break;
+  }
+  return a;
+}
+
 // The plan a job carries: its tensors, arguments, launch and defines, checked against each other.
 void read_plan(const json& p, CaseJob& job) {
   CasePlan& plan = job.plan;
@@ -112,10 +175,7 @@ void read_plan(const json& p, CaseJob& job) {
   plan.tensors.clear();
   for_each_item(p, "tensors", [&](const json& t) { plan.tensors.push_back(tensor_from(t)); });
   plan.args.clear();
-  for_each_item(p, "args", [&](const json& a) { plan.args.push_back({a.at(0).get<int>(), dtype_from(a.at(1)), read_number(a.at(2))}); });
-  for (const ArgPlan& a : plan.args)
-    if (a.tensor >= static_cast<int>(plan.tensors.size()))
-      throw std::runtime_error("argument names tensor " + std::to_string(a.tensor) + " of " + std::to_string(plan.tensors.size()));
+  for_each_item(p, "args", [&](const json& a) { plan.args.push_back(arg_from(a, plan.tensors.size())); });
   // A rule's tensor fields index plan.tensors: a job that names no such tensor is refused here.
   for (const TensorPlan& t : plan.tensors)
     for (const CheckPlan& c : t.checks)
@@ -191,7 +251,7 @@ void to_json(json& j, const CaseJob& job) {
   const CasePlan& p = job.plan;
   json tensors = json::array(), args = json::array();
   for (const TensorPlan& t : p.tensors) tensors.push_back(tensor_json(t));
-  for (const ArgPlan& a : p.args) args.push_back({a.tensor, dtype_name(a.dtype), number(a.value)});
+  for (const ArgPlan& a : p.args) args.push_back(arg_json(a));
   j = {{"kernel", job.kernel}, {"case", job.case_name}, {"manifest", job.manifest}, {"source", job.source},
        {"entry", job.entry}, {"reference", job.reference}, {"file_entries", job.file_entries},
        {"include_dirs", job.include_dirs}, {"compile_options", job.compile_options}, {"gpu_only", job.gpu_only}, {"reference_library", job.reference_library}, {"reference_error", job.reference_error},

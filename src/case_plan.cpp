@@ -80,12 +80,16 @@ void eval_dims(const std::vector<std::string>& exprs, const Params& p, const std
 // hold (an i32 of 2^40, a u32 of -5, an i32 of 1.7) would reach the kernel as another number.
 static void check_scalar_fits(const ArgPlan& a, const std::string& dtype, const std::string& path) {
   const double v = a.value;
-  if (a.dtype == DType::f32 || a.dtype == DType::f64) {
+  if (is_float(a.dtype)) {
     if (std::isnan(v)) throw PlanError(path, "is NaN");
     return;
   }
   double lo = 0, hi = 0;
   switch (a.dtype) {
+    case DType::i8: lo = -128, hi = 127; break;
+    case DType::u8: lo = 0, hi = a.boolean ? 1 : 255; break;
+    case DType::i16: lo = -32768, hi = 32767; break;
+    case DType::u16: lo = 0, hi = 65535; break;
     case DType::i32: lo = -2147483648.0, hi = 2147483647.0; break;
     case DType::u32: lo = 0, hi = 4294967295.0; break;
     case DType::i64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
@@ -118,6 +122,49 @@ void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, c
   style->emplace_back(path, fmt::format("{}{} is looser than the {} default and has no \"why\": say what error the kernel's arithmetic needs "
                                     "(e.g. \"bf16 output: 0.5 ulp rounding + f32 accumulation over K\")",
                                     what, wider, dtype_name(dtype)));
+}
+
+constexpr int64_t kMaxArrayCount = 65536;  // elements of one array argument
+constexpr int64_t kMaxArgAlign = 256;      // what a kernel parameter's type may declare
+
+// An argument or a struct's field, its expressions evaluated; an array becomes a record of copies.
+ArgPlan plan_arg(const ArgSpec& a, const CasePlan& plan, const Params& p, const std::string& path) {
+  ArgPlan ap;
+  ap.kind = a.kind;
+  ap.name = a.name;
+  switch (a.kind) {
+    case ArgKind::tensor:
+      for (size_t t = 0; t < plan.tensors.size(); ++t)
+        if (plan.tensors[t].name == a.tensor) ap.tensor = static_cast<int>(t);
+      break;
+    case ArgKind::scalar:
+      ap.boolean = a.scalar_dtype == "bool";
+      ap.dtype = ap.boolean ? DType::u8 : *parse_dtype(a.scalar_dtype);
+      ap.value = eval_at(a.value, p, path + "/value");
+      check_scalar_fits(ap, a.scalar_dtype, path + "/value");
+      break;
+    case ArgKind::zeros: ap.bytes = eval_int_at(a.bytes, p, path + "/bytes", 1); break;
+    case ArgKind::record:
+      for (size_t f = 0; f < a.fields.size(); ++f) ap.fields.push_back(plan_arg(a.fields[f], plan, p, fmt::format("{}/struct/{}", path, f)));
+      if (!a.align.empty()) {
+        ap.align = eval_int_at(a.align, p, path + "/align", 1);
+        if (ap.align > kMaxArgAlign || (ap.align & (ap.align - 1)))
+          throw PlanError(path + "/align", fmt::format("{} is not a power of two up to {}", ap.align, kMaxArgAlign));
+      }
+      break;
+    case ArgKind::array: {
+      ap.kind = ArgKind::record;
+      const int64_t n = eval_int_at(a.count, p, path + "/count", 1);
+      if (n > kMaxArrayCount) throw PlanError(path + "/count", fmt::format("{} elements; at most {}", n, kMaxArrayCount));
+      const ArgPlan element = plan_arg(a.fields.at(0), plan, p, path + "/array");
+      for (int64_t e = 0; e < n; ++e) {
+        ap.fields.push_back(element);
+        ap.fields.back().name = fmt::format("{}[{}]", a.name, e);
+      }
+      break;
+    }
+  }
+  return ap;
 }
 
 // The case's offset for the tensor, else the tensor's own: whole elements, below kMaxOffsetBytes.
@@ -213,20 +260,7 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError
   for (const auto& offset : c.offset_bytes)
     if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == offset.first; }))
       throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets offset_bytes for '" + offset.first + "', which is not a tensor");
-  for (size_t i = 0; i < k.args.size(); ++i) {
-    const ArgSpec& a = k.args[i];
-    const std::string path = fmt::format("{}/args/{}", k.json_path, i);
-    ArgPlan ap;
-    if (!a.tensor.empty()) {
-      for (size_t t = 0; t < plan.tensors.size(); ++t)
-        if (plan.tensors[t].name == a.tensor) ap.tensor = static_cast<int>(t);
-    } else {
-      ap.dtype = *parse_dtype(a.scalar_dtype);
-      ap.value = eval_at(a.value, p, path + "/value");
-      check_scalar_fits(ap, a.scalar_dtype, path + "/value");
-    }
-    plan.args.push_back(ap);
-  }
+  for (size_t i = 0; i < k.args.size(); ++i) plan.args.push_back(plan_arg(k.args[i], plan, p, fmt::format("{}/args/{}", k.json_path, i)));
   eval_dims(k.launch.grid, p, k.json_path + "/launch/grid", plan.grid);
   eval_dims(k.launch.block, p, k.json_path + "/launch/block", plan.block);
   plan.shared_bytes = eval_int_at(k.launch.shared, p, k.json_path + "/launch/shared", 0);

@@ -52,10 +52,18 @@ struct TensorPlan {
   size_t bytes() const { return storage_bytes(dtype, numel); }
 };
 
+// One argument as the kernel receives it; arg_layout.h lays it out in bytes. An array of the
+// manifest is planned as a record of its elements (the same layout in C++).
 struct ArgPlan {
-  int tensor = -1;  // index into tensors, or -1 for a scalar
-  DType dtype = DType::i32;
-  double value = 0;
+  ArgKind kind = ArgKind::scalar;  // never ArgKind::array
+  int tensor = -1;                 // tensor: index into tensors
+  DType dtype = DType::i32;        // scalar
+  bool boolean = false;            // scalar: a bool (dtype u8, 0 or 1)
+  double value = 0;                // scalar
+  std::vector<ArgPlan> fields;     // record
+  int64_t align = 0;               // record: the alignment its type declares; 0: its fields'
+  int64_t bytes = 0;               // zeros
+  std::string name;                // as messages call it; may be empty
 };
 
 struct CasePlan {

@@ -54,6 +54,25 @@ bool is_identifier(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+const nlohmann::json& need(const nlohmann::json& obj, const char* key, const std::string& path) {
+  if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
+  return obj.at(key);
+}
+
+std::string need_string(const nlohmann::json& obj, const char* key, const std::string& path) {
+  const nlohmann::json& v = need(obj, key, path);
+  if (!v.is_string() || v.get<std::string>().empty())
+    fail(path + "/" + key, fmt::format("expected a non-empty string, got {}", kind_of(v)));
+  return v.get<std::string>();
+}
+
+// An expression: a JSON number or a string to be evaluated later.
+std::string expr_text(const nlohmann::json& v, const std::string& path) {
+  if (v.is_number()) return v.dump();
+  if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+  fail(path, fmt::format("expected a number or an expression string, got {}", kind_of(v)));
+}
+
 }  // namespace manifest_read
 
 namespace {
@@ -68,25 +87,10 @@ using manifest_read::kind_of;
 using manifest_read::kMaxNameLength;
 using manifest_read::check_derived_tensors;
 using manifest_read::read_derived_init;
-
-const json& need(const json& obj, const char* key, const std::string& path) {
-  if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
-  return obj.at(key);
-}
-
-std::string need_string(const json& obj, const char* key, const std::string& path) {
-  const json& v = need(obj, key, path);
-  if (!v.is_string() || v.get<std::string>().empty())
-    fail(path + "/" + key, fmt::format("expected a non-empty string, got {}", kind_of(v)));
-  return v.get<std::string>();
-}
-
-// An expression: a JSON number or a string to be evaluated later.
-std::string expr_text(const json& v, const std::string& path) {
-  if (v.is_number()) return v.dump();
-  if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
-  fail(path, fmt::format("expected a number or an expression string, got {}", kind_of(v)));
-}
+using manifest_read::expr_text;
+using manifest_read::need;
+using manifest_read::need_string;
+using manifest_read::read_arg;
 
 std::vector<std::string> expr_list(const json& v, const std::string& path, size_t min, size_t max) {
   if (!v.is_array() || v.size() < min || v.size() > max)
@@ -244,24 +248,6 @@ TensorSpec read_tensor(const json& v, const std::string& path) {
   }
   if (v.contains("offset_bytes")) t.offset_bytes = expr_text(v["offset_bytes"], path + "/offset_bytes");
   return t;
-}
-
-ArgSpec read_arg(const json& v, const std::string& path, const std::vector<TensorSpec>& tensors) {
-  ArgSpec a;
-  if (v.is_string()) {
-    a.tensor = v.get<std::string>();
-    if (std::none_of(tensors.begin(), tensors.end(), [&](const TensorSpec& t) { return t.name == a.tensor; }))
-      fail(path, "no tensor named '" + a.tensor + "' (a scalar is written {\"dtype\": ..., \"value\": ...})");
-    return a;
-  }
-  if (!v.is_object()) fail(path, fmt::format("expected a tensor name or a scalar object, got {}", kind_of(v)));
-  check_keys(v, path, {"dtype", "value"});
-  a.scalar_dtype = need_string(v, "dtype", path);
-  static const std::set<std::string> kScalar = {"f32", "f64", "i32", "i64", "u32", "u64"};
-  if (!kScalar.count(a.scalar_dtype))
-    fail(path + "/dtype", "unknown scalar dtype '" + a.scalar_dtype + "' (expected f32, f64, i32, i64, u32 or u64)");
-  a.value = expr_text(need(v, "value", path), path + "/value");
-  return a;
 }
 
 ExpectedVerdict read_one_expectation(const json& v, const std::string& path) {

@@ -62,10 +62,18 @@ struct TensorSpec {
   std::string offset_bytes = "0";
 };
 
+// One of a kernel's arguments, or one field of a struct argument (docs/manifest.md, "Arguments").
+enum class ArgKind { tensor, scalar, record, zeros, array };
 struct ArgSpec {
-  std::string tensor;        // set for a tensor argument
-  std::string scalar_dtype;  // set for a scalar: f32 f64 i32 i64 u32 u64
-  std::string value;         // the scalar's expression
+  ArgKind kind = ArgKind::scalar;
+  std::string name;          // a field's "name", as messages call it; may be empty
+  std::string tensor;        // tensor: its name (the kernel gets the device pointer)
+  std::string scalar_dtype;  // scalar: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64
+  std::string value;         // scalar: the expression
+  std::vector<ArgSpec> fields;  // record: its fields in order; array: the one element
+  std::string align;         // record: an alignment the type declares (alignas, __align__); "" : its fields'
+  std::string bytes;         // zeros: how many zero bytes (an empty member, a field the kernel ignores)
+  std::string count;         // array: how many elements
 };
 
 struct LaunchSpec {

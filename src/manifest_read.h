@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace hk {
+struct ArgSpec;
 struct GeneratorSpec;
 struct TensorSpec;
 }  // namespace hk
@@ -27,7 +28,15 @@ const char* kind_of(const nlohmann::json& j);
 // Fails on a member of obj not in allowed, naming it and the fields allowed.
 void check_keys(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed);
 
+const nlohmann::json& need(const nlohmann::json& obj, const char* key, const std::string& path);
+std::string need_string(const nlohmann::json& obj, const char* key, const std::string& path);
+// An expression: a JSON number or a non-empty string, evaluated later.
+std::string expr_text(const nlohmann::json& v, const std::string& path);
+
 constexpr size_t kMaxNameLength = 256;
+
+// One of a kernel's "args" (manifest_args.cpp): a tensor name, a scalar, a struct or its parts.
+ArgSpec read_arg(const nlohmann::json& v, const std::string& path, const std::vector<TensorSpec>& tensors);
 
 // A C identifier of at most kMaxNameLength characters (macro and reference names).
 bool is_identifier(const std::string& s);

@@ -148,15 +148,18 @@ class IsolatedHostBackend final : public Backend {
 
   void launch(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block, int64_t shared_bytes,
               void** args) override {
-    kernels_.call(launch_request(KernelOp::launch, k, grid, block, shared_bytes, args));
+    std::string bytes;
+    const KernelRequest q = launch_request(KernelOp::launch, k, grid, block, shared_bytes, args, bytes);
+    kernels_.call(q, bytes);
   }
 
   std::vector<double> time_launches(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
                                     int64_t shared_bytes, void** args, int launches) override {
-    KernelRequest q = launch_request(KernelOp::time, k, grid, block, shared_bytes, args);
+    std::string bytes;
+    KernelRequest q = launch_request(KernelOp::time, k, grid, block, shared_bytes, args, bytes);
     q.launches = launches;
     std::string tail;
-    const host::KernelReply r = kernels_.call(q, {}, -1, &tail);  // the times come first, as many as it counted
+    const host::KernelReply r = kernels_.call(q, bytes, -1, &tail);  // the times come first, as many as it counted
     std::vector<double> ms(static_cast<size_t>(std::max(r.times, 0)));
     std::memcpy(ms.data(), tail.data(), ms.size() * sizeof(double));
     return ms;
@@ -181,17 +184,24 @@ class IsolatedHostBackend final : public Backend {
     return static_cast<char*>(b.mapping) + offset;
   }
 
-  static KernelRequest launch_request(KernelOp op, Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
-                                      int64_t shared_bytes, void** args) {
+  // The arguments travel after the request, each as many bytes as the kernel's parameter takes
+  // (its C++ type, as the library listed it at load: a struct as a whole); q.args holds the sizes.
+  KernelRequest launch_request(KernelOp op, Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
+                               int64_t shared_bytes, void** args, std::string& bytes) const {
     KernelRequest q;
     q.op = op;
     q.handle = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(k));
     for (int i = 0; i < 3; ++i) q.grid[i] = grid[static_cast<size_t>(i)], q.block[i] = block[static_cast<size_t>(i)];
     q.shared_bytes = shared_bytes;
-    // Every argument a case passes is an 8-byte slot (a device address or a scalar union).
+    const auto params = params_.find(q.handle);
     while (args[q.nargs]) {
       if (q.nargs == host::kMaxKernelArgs) throw BackendError(fmt::format("more than {} kernel arguments", host::kMaxKernelArgs), false);
-      std::memcpy(&q.args[q.nargs], args[q.nargs], sizeof(uint64_t));
+      const size_t i = static_cast<size_t>(q.nargs);
+      const size_t size = params != params_.end() && i < params->second.size() ? params->second[i].bytes : sizeof(uint64_t);
+      if (bytes.size() + size > host::kMaxArgumentBytes)
+        throw BackendError(fmt::format("the kernel's arguments take more than {} bytes", host::kMaxArgumentBytes), false);
+      q.args[i] = size;
+      bytes.append(static_cast<const char*>(args[i]), size);
       ++q.nargs;
     }
     return q;

@@ -12,6 +12,7 @@ namespace hk::host {
 enum class KernelOp : uint32_t { load, map, unmap, launch, time };
 
 constexpr int kMaxKernelArgs = 256;
+constexpr size_t kMaxArgumentBytes = 32764;  // all of a launch's arguments together, as CUDA allows
 
 struct KernelRequest {
   KernelOp op = KernelOp::launch;
@@ -22,8 +23,8 @@ struct KernelRequest {
   int64_t shared_bytes = 0;
   int32_t launches = 0;  // time: how many launches to time
   int32_t nargs = 0;
-  uint64_t args[kMaxKernelArgs] = {};  // each argument's 8 bytes: a device address or a scalar
-};  // a load's packet ends with the entry's symbol
+  uint64_t args[kMaxKernelArgs] = {};  // launch, time: each argument's size in bytes
+};  // a load's packet ends with the entry's symbol; a launch's with its arguments' bytes, in order
 
 // race: a RaceReport as JSON follows; finding: a LaunchFinding's text
 enum class KernelReplyCode : int32_t { ok, error, sticky, missing_entry, race, finding };

@@ -71,8 +71,8 @@ class Server {
         case KernelOp::load: r.value = load(fd, q.bytes, tail, reply_tail); break;
         case KernelOp::map: r.value = map(fd, q.bytes); break;
         case KernelOp::unmap: unmap(q.handle); break;
-        case KernelOp::launch: launch(q); break;
-        case KernelOp::time: reply_tail = time(q, r); break;
+        case KernelOp::launch: launch(q, tail); break;
+        case KernelOp::time: reply_tail = time(q, tail, r); break;
       }
     } catch (const RacesFound& e) {
       r.code = KernelReplyCode::race;
@@ -130,24 +130,37 @@ class Server {
     return kernels_[handle - 1];
   }
 
-  void launch(const KernelRequest& q) {
-    std::vector<void*> argv = arguments(q);
+  void launch(const KernelRequest& q, const std::string& bytes) {
+    std::vector<void*> argv = arguments(q, bytes);
     local_.launch(kernel(q.handle), {q.grid[0], q.grid[1], q.grid[2]}, {q.block[0], q.block[1], q.block[2]}, q.shared_bytes, argv.data());
   }
 
-  std::string time(const KernelRequest& q, KernelReply& r) {
-    std::vector<void*> argv = arguments(q);
+  std::string time(const KernelRequest& q, const std::string& bytes, KernelReply& r) {
+    std::vector<void*> argv = arguments(q, bytes);
     const std::vector<double> ms = local_.time_launches(kernel(q.handle), {q.grid[0], q.grid[1], q.grid[2]},
                                                         {q.block[0], q.block[1], q.block[2]}, q.shared_bytes, argv.data(), q.launches);
     r.times = static_cast<int32_t>(ms.size());
     return std::string(reinterpret_cast<const char*>(ms.data()), ms.size() * sizeof(double));
   }
 
-  // Pointers to this request's argument slots, null-terminated as the host backend expects.
-  std::vector<void*> arguments(const KernelRequest& q) {
-    slots_.assign(q.args, q.args + std::clamp(q.nargs, 0, kMaxKernelArgs));
+  // Pointers to this request's arguments, null-terminated as the host backend expects: each
+  // argument's bytes (q.args: their sizes) at an offset aligned for any parameter type.
+  std::vector<void*> arguments(const KernelRequest& q, const std::string& bytes) {
+    constexpr size_t kAlign = 256;
+    const int n = std::clamp(q.nargs, 0, kMaxKernelArgs);
+    size_t total = 0, room = 0;
+    for (int i = 0; i < n; ++i) total += q.args[i], room += (q.args[i] + kAlign - 1) / kAlign * kAlign;
+    if (total != bytes.size() || total > kMaxArgumentBytes) throw BackendError("the worker sent arguments of the wrong size", false);
+    slots_.assign(room / kAlign + 1, Slot{});
     std::vector<void*> argv;
-    for (uint64_t& s : slots_) argv.push_back(&s);
+    size_t from = 0, at = 0;
+    for (int i = 0; i < n; ++i) {
+      char* dst = reinterpret_cast<char*>(slots_.data()) + at;
+      bytes.copy(dst, q.args[i], from);
+      argv.push_back(dst);
+      from += q.args[i];
+      at += (q.args[i] + kAlign - 1) / kAlign * kAlign;
+    }
     argv.push_back(nullptr);
     return argv;
   }
@@ -155,7 +168,10 @@ class Server {
   Backend& local_;
   std::vector<Backend::Kernel> kernels_;
   std::map<uint64_t, GuardedBlock> buffers_;
-  std::vector<uint64_t> slots_;
+  struct alignas(256) Slot {
+    char bytes[256];
+  };
+  std::vector<Slot> slots_;
 };
 
 }  // namespace
