@@ -5,6 +5,8 @@
 #include <deque>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <regex>
 #include <map>
 #include <memory>
 #include <set>
@@ -64,7 +66,22 @@ struct Include {
   bool keep = false;
 };
 
-bool is_container(CXCursorKind k) { return k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl; }
+bool first_token_is(CXTranslationUnit tu, CXCursor c, const char* word) {
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(tu, clang_getCursorExtent(c), &tokens, &n);
+  const bool is = n > 0 && Str(clang_getTokenSpelling(tu, tokens[0])).str() == word;
+  clang_disposeTokens(tu, tokens, n);
+  return is;
+}
+
+// What the parse exposes of a file-scope declaration it has no cursor kind for (a concept, a
+// variable template, a deduction guide): an extern "C" block holds declarations; anything else
+// is one declaration, always kept, never split apart.
+bool is_container(CXTranslationUnit tu, CXCursor c) {
+  const CXCursorKind k = clang_getCursorKind(c);
+  return k == CXCursor_Namespace || k == CXCursor_LinkageSpec || (k == CXCursor_UnexposedDecl && first_token_is(tu, c, "extern"));
+}
 
 // Whether c carries attr, or (attr = CXCursor_FirstInvalid) any of the device attributes.
 bool has_attribute(CXCursor c, CXCursorKind attr) {
@@ -151,8 +168,9 @@ class Extractor {
           used_elsewhere_[canonical_path(Str(clang_getFileName(file)).str())].insert(off);
         }
       }
-      for (size_t t : types_named_in(units_[i]))
+      for (size_t t : declarations_named_in(units_[i]))
         if (!units_[t].keep) units_[t].keep = true, todo.push_back(t);
+      keep_headers_named_in(units_[i]);
     }
     // An include clang did not find is the device compiler's to find. The HIP runtime's headers
     // are the device compiler's own even where clang finds a copy (/usr/include/hip): what they
@@ -222,35 +240,134 @@ class Extractor {
     // A file without host functions is compiled as it is, as before (a global the parse could not
     // make sense of, e.g. under a macro the compile defines per case, is no reason to split it).
     out.used_elsewhere = used_elsewhere_;
-    if (!host_code && !whole) return DevicePart{source, {}, out.missing_headers, out.kept_includes, {}, used_elsewhere_, {}};
+    for (const auto& [file, in] : directive_of_) out.reached_files.push_back(file);
+    if (!host_code && !whole) {
+      DevicePart as_written{source, {}, out.missing_headers, out.kept_includes, {}, used_elsewhere_, {}};
+      as_written.reached_files = out.reached_files;
+      return as_written;
+    }
     return out;
   }
 
  private:
-  // The file's types named in u's tokens. A call on a type from a header the parse did not find
-  // (cub's, with the device compiler's include path) is no expression to clang, so the functor
-  // passed to it is no reference: its name still keeps it. Types only: keeping a host function
-  // by a name would put host code into the compile.
-  std::vector<size_t> types_named_in(const Unit& u) {
+  // The file's declarations named in u's tokens and in those of the file's macros u expands. A
+  // kernel whose body the parse cannot make sense of (a library's types it could not resolve, a
+  // call on cub's) refers to nothing, yet the names it spells are what it uses: a type, an
+  // alias, a class template or a constant of the file is kept by its name. Never a function or a
+  // mutable variable: keeping host code by a name would put it into the compile.
+  std::vector<size_t> declarations_named_in(const Unit& u) {
     static const std::set<CXCursorKind> kTypes = {CXCursor_StructDecl,   CXCursor_ClassDecl,   CXCursor_UnionDecl,
                                                   CXCursor_EnumDecl,     CXCursor_ClassTemplate, CXCursor_TypedefDecl,
-                                                  CXCursor_TypeAliasDecl, CXCursor_TypeAliasTemplateDecl};
-    std::map<std::string, std::vector<size_t>> types;
-    for (size_t t = 0; t < units_.size(); ++t)
-      if (!units_[t].keep && kTypes.count(clang_getCursorKind(units_[t].cursor)))
-        types[Str(clang_getCursorSpelling(units_[t].cursor)).str()].push_back(t);
+                                                  CXCursor_TypeAliasDecl, CXCursor_TypeAliasTemplateDecl,
+                                                  CXCursor_ClassTemplatePartialSpecialization};
+    std::map<std::string, std::vector<size_t>> decls;
+    for (size_t t = 0; t < units_.size(); ++t) {
+      const CXCursor c = units_[t].cursor;
+      const CXCursorKind k = clang_getCursorKind(c);
+      const bool constant = k == CXCursor_VarDecl && clang_isConstQualifiedType(clang_getCursorType(c));
+      if (!units_[t].keep && (kTypes.count(k) || constant)) decls[Str(clang_getCursorSpelling(c)).str()].push_back(t);
+    }
     std::vector<size_t> named;
-    if (types.empty()) return named;
+    if (decls.empty()) return named;
+    for (const std::string& name : names_spelled_in(u))
+      if (const auto it = decls.find(name); it != decls.end()) named.insert(named.end(), it->second.begin(), it->second.end());
+    return named;
+  }
+
+  // A kept unit that spells a name a header declares (a helper its unresolved call names:
+  // 8_wave.cu's load_st_to_rt from ./utils.cpp, layernorm's rocrand_init from <rocrand_kernel.h>)
+  // keeps the include it came through. A header of the file's folder is split later
+  // (device_part_headers.h), so its host code never comes with it; a library's header is kept by
+  // a name only when neither it nor the include it came through includes a host-only header (a
+  // library's Python bindings, pyutils.cuh with <pybind11/pybind11.h>, stay out).
+  void keep_headers_named_in(const Unit& u) {
+    if (!project_names_built_) build_project_names();
+    if (project_names_.empty()) return;
+    for (const std::string& name : names_spelled_in(u)) {
+      const auto it = project_names_.find(name);
+      if (it == project_names_.end()) continue;
+      for (CXFile f : it->second) {
+        const Include* inc = include_of(f);
+        if (!inc || inc->keep) continue;
+        const std::string file = canonical_path(Str(clang_getFileName(f)).str());
+        if (file.rfind(project_dir() , 0) == 0 || (!includes_host_only(file) && !includes_host_only(inc->file))) keep_include_of(f);
+      }
+    }
+  }
+
+  std::string project_dir() const {
+    return canonical_path(std::filesystem::path(Str(clang_getFileName(main_)).str()).parent_path().string()) + "/";
+  }
+
+  // Whether the header's text includes a host-only header (host_only_header), every #if branch alike.
+  bool includes_host_only(const std::string& file) {
+    if (const auto it = host_only_text_.find(file); it != host_only_text_.end()) return it->second;
+    bool host = false;
+    std::ifstream in(file);
+    static const std::regex include(R"re(^\s*#\s*include\s*[<"]([^>"]+)[>"])re");
+    std::smatch m;
+    for (std::string line; !host && std::getline(in, line);) host = std::regex_search(line, m, include) && host_only_header(m[1].str());
+    return host_only_text_[file] = host;
+  }
+
+  void build_project_names() {
+    project_names_built_ = true;
+    std::deque<CXCursor> scopes = {clang_getTranslationUnitCursor(tu_)};
+    while (!scopes.empty()) {
+      const CXCursor scope = scopes.front();
+      scopes.pop_front();
+      struct Walk {
+        Extractor* self;
+        std::deque<CXCursor>* scopes;
+      } walk{this, &scopes};
+      clang_visitChildren(
+          scope,
+          [](CXCursor c, CXCursor, CXClientData d) {
+            auto* w = static_cast<Walk*>(d);
+            CXFile file = nullptr;
+            offset_of(clang_getCursorLocation(c), &file);
+            if (!file || clang_File_isEqual(file, w->self->main_)) return CXChildVisit_Continue;
+            const CXCursorKind k = clang_getCursorKind(c);
+            if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) {
+              w->scopes->push_back(c);
+            } else if (clang_isDeclaration(k)) {
+              w->self->project_names_[Str(clang_getCursorSpelling(c)).str()].push_back(file);
+            }
+            return CXChildVisit_Continue;
+          },
+          &walk);
+    }
+  }
+
+  // The identifiers of u's text, and of the definitions of the file's macros it expands, theirs
+  // in turn (NUM_THREADS expands NUM_WORKERS).
+  std::set<std::string> names_spelled_in(const Unit& u) {
+    // The unit's bytes of this file: a cursor's own extent starts where a macro (__global__) was
+    // defined, in another file, and tokenizes to nothing.
+    std::set<std::string> names =
+        identifiers_in(clang_getRange(clang_getLocationForOffset(tu_, main_, u.begin), clang_getLocationForOffset(tu_, main_, u.end)));
+    std::deque<std::string> macros(names.begin(), names.end());
+    std::set<std::string> expanded;
+    while (!macros.empty()) {
+      const std::string m = macros.front();
+      macros.pop_front();
+      const auto def = macro_definitions_.find(m);
+      if (def == macro_definitions_.end() || !expanded.insert(m).second) continue;
+      for (const std::string& n : identifiers_in(def->second))
+        if (names.insert(n).second) macros.push_back(n);
+    }
+    return names;
+  }
+
+  std::set<std::string> identifiers_in(CXSourceRange range) {
+    std::set<std::string> names;
     CXToken* tokens = nullptr;
     unsigned n = 0;
-    clang_tokenize(tu_, clang_getCursorExtent(u.cursor), &tokens, &n);
-    for (unsigned k = 0; k < n; ++k) {
-      if (clang_getTokenKind(tokens[k]) != CXToken_Identifier) continue;
-      const auto it = types.find(Str(clang_getTokenSpelling(tu_, tokens[k])).str());
-      if (it != types.end()) named.insert(named.end(), it->second.begin(), it->second.end());
-    }
+    clang_tokenize(tu_, range, &tokens, &n);
+    for (unsigned k = 0; k < n; ++k)
+      if (clang_getTokenKind(tokens[k]) == CXToken_Identifier) names.insert(Str(clang_getTokenSpelling(tu_, tokens[k])).str());
     clang_disposeTokens(tu_, tokens, n);
-    return named;
+    return names;
   }
 
   // libclang exposes no cursor for an explicit instantiation ("template void f<int>(int*);"):
@@ -312,7 +429,9 @@ class Extractor {
                                        included ? Str(clang_getFileName(included)).str() : "", included != nullptr, false});
           } else if (k == CXCursor_MacroExpansion) {
             self->macro_uses_.emplace_back(off, c);
-          } else if (is_container(k)) {
+          } else if (k == CXCursor_MacroDefinition) {
+            self->macro_definitions_[Str(clang_getCursorSpelling(c)).str()] = clang_getCursorExtent(c);
+          } else if (is_container(self->tu_, c)) {
             self->collect_units(c);
           } else if (clang_isDeclaration(k)) {
             CXSourceRange r = clang_getCursorExtent(c);
@@ -326,7 +445,7 @@ class Extractor {
 
   static bool always_kept(CXCursor c) {
     const CXCursorKind k = clang_getCursorKind(c);
-    return k == CXCursor_StaticAssert;
+    return k == CXCursor_StaticAssert || k == CXCursor_UnexposedDecl;
   }
 
   static CXChildVisitResult on_descendant(CXCursor c, CXCursor, CXClientData d) {
@@ -334,8 +453,10 @@ class Extractor {
     if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
       for (unsigned i = 0, n = clang_getNumOverloadedDecls(c); i < n; ++i) self->refs_.push_back(clang_getOverloadedDecl(c, i));
     } else {
+      // A namespace is opened in many headers, and the parse names whichever it saw last (a
+      // library's Python bindings reopen kittens::): naming it needs none of them in particular.
       const CXCursor r = clang_getCursorReferenced(c);
-      if (!clang_Cursor_isNull(r) && !clang_equalCursors(r, c)) self->refs_.push_back(r);
+      if (!clang_Cursor_isNull(r) && !clang_equalCursors(r, c) && clang_getCursorKind(r) != CXCursor_Namespace) self->refs_.push_back(r);
     }
     return CXChildVisit_Recurse;
   }
@@ -414,6 +535,10 @@ class Extractor {
   std::vector<Unit> units_;
   std::vector<Include> includes_;
   std::vector<std::pair<unsigned, CXCursor>> macro_uses_;
+  std::map<std::string, CXSourceRange> macro_definitions_;  // the file's own, by name
+  std::map<std::string, std::vector<CXFile>> project_names_;  // file-scope names of the headers, by name
+  std::map<std::string, bool> host_only_text_;                 // includes_host_only, by file
+  bool project_names_built_ = false;
   struct Inclusion {
     unsigned offset = 0;             // of the main file's directive it came in through
     std::vector<std::string> chain;  // the file, the file that included it, ... up to one the main file includes

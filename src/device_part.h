@@ -33,6 +33,7 @@ struct DevicePart {
   std::vector<std::string> include_dirs;     // folders of headers whose device part was put in the source
   UsedDeclarations used_elsewhere;           // what the kept code uses of the headers it includes
   std::set<std::string> device_headers;      // what dropped host-only headers brought device code (device_headers_of)
+  std::vector<std::string> reached_files;    // every header the parse entered (device_part_headers.h asks who includes whom)
   bool changed() const { return !dropped.empty(); }
 };
 

@@ -13,7 +13,8 @@
   X(clang_getLocationForOffset) X(clang_getNullCursor) X(clang_getNumOverloadedDecls) X(clang_getOverloadedDecl)           \
   X(clang_getRangeEnd) X(clang_getRangeStart) X(clang_getSpecializedCursorTemplate) X(clang_getTranslationUnitCursor)      \
   X(clang_isDeclaration) X(clang_parseTranslationUnit2) X(clang_visitChildren) X(clang_tokenize) X(clang_disposeTokens)     \
-  X(clang_getTokenSpelling) X(clang_getTokenKind) X(clang_getTokenExtent) X(clang_getRange) X(clang_getSpellingLocation)
+  X(clang_getTokenSpelling) X(clang_getTokenKind) X(clang_getTokenExtent) X(clang_getRange) X(clang_getSpellingLocation)  \
+  X(clang_getCursorType) X(clang_isConstQualifiedType)
 
 namespace hk {
 
