@@ -13,6 +13,7 @@
 #   HKCHECK_OLD_REFERENCES=DIR bench/gpu_run.sh OUTDIR refs_ab   # cold --all with these references and older ones
 #   bench/gpu_run.sh OUTDIR sanitizers       # the known-bad corpus under each compute-sanitizer tool, the four side by side
 #   bench/gpu_run.sh OUTDIR timed            # --all, then --all --time twice: the verdicts must not change
+#   bench/gpu_run.sh OUTDIR struct_args      # examples/struct_args_project on the GPU: a struct argument checked against cuFuncGetParamInfo
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +58,13 @@ for stage in "$@"; do
         build-gpu/tests/known_bad_check "$out/known_bad_$tool/test_results.json" tests/known_bad > "$out/known_bad_check_$tool.txt" 2>&1
         echo "known_bad_check ($tool) exit $?: $(tail -1 "$out/known_bad_check_$tool.txt")"
       done
+      ;;
+    struct_args)
+      # The struct argument's size is checked against the driver's parameter info, then passed
+      # whole; the description that forgets the empty members must be the declared ERROR.
+      rm -rf "$out/struct_args"
+      (cd examples/struct_args_project && ../../build-gpu/hkcheck --out "$out/struct_args" --no-repro --cache-dir "$cache") >"$out/struct_args.log" 2>&1
+      tail -6 "$out/struct_args.log"
       ;;
     timed)
       # --time's launches come after the verdict with a limit of their own: two timed runs give
