@@ -5,8 +5,6 @@
 #include <deque>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <regex>
 #include <map>
 #include <memory>
 #include <set>
@@ -14,6 +12,7 @@
 
 #include "backend.h"
 #include "compile_attribution.h"
+#include "include_closure.h"
 #include "libclang_api.h"
 
 namespace hk {
@@ -108,7 +107,8 @@ bool has_attribute(CXCursor c, CXCursorKind attr) {
 
 class Extractor {
  public:
-  Extractor(CXTranslationUnit tu, const std::string& path, bool hip) : tu_(tu), main_(clang_getFile(tu, path.c_str())), hip_(hip) {}
+  Extractor(CXTranslationUnit tu, const std::string& path, bool hip)
+      : tu_(tu), main_(clang_getFile(tu, path.c_str())), hip_(hip), main_dir_(canonical_path(std::filesystem::path(path).parent_path().string()) + "/") {}
 
   void collect(unsigned source_size) {
     collect_units(clang_getTranslationUnitCursor(tu_));
@@ -168,9 +168,10 @@ class Extractor {
           used_elsewhere_[canonical_path(Str(clang_getFileName(file)).str())].insert(off);
         }
       }
-      for (size_t t : declarations_named_in(units_[i]))
+      const std::set<std::string> names = names_spelled_in(units_[i]);
+      for (size_t t : declarations_named_in(names))
         if (!units_[t].keep) units_[t].keep = true, todo.push_back(t);
-      keep_headers_named_in(units_[i]);
+      keep_headers_named_in(names);
     }
     // An include clang did not find is the device compiler's to find. The HIP runtime's headers
     // are the device compiler's own even where clang finds a copy (/usr/include/hip): what they
@@ -250,12 +251,12 @@ class Extractor {
   }
 
  private:
-  // The file's declarations named in u's tokens and in those of the file's macros u expands. A
+  // The file's declarations among names (names_spelled_in: u's tokens and those of the file's macros u expands). A
   // kernel whose body the parse cannot make sense of (a library's types it could not resolve, a
   // call on cub's) refers to nothing, yet the names it spells are what it uses: a type, an
   // alias, a class template or a constant of the file is kept by its name. Never a function or a
   // mutable variable: keeping host code by a name would put it into the compile.
-  std::vector<size_t> declarations_named_in(const Unit& u) {
+  std::vector<size_t> declarations_named_in(const std::set<std::string>& names) {
     static const std::set<CXCursorKind> kTypes = {CXCursor_StructDecl,   CXCursor_ClassDecl,   CXCursor_UnionDecl,
                                                   CXCursor_EnumDecl,     CXCursor_ClassTemplate, CXCursor_TypedefDecl,
                                                   CXCursor_TypeAliasDecl, CXCursor_TypeAliasTemplateDecl,
@@ -269,49 +270,40 @@ class Extractor {
     }
     std::vector<size_t> named;
     if (decls.empty()) return named;
-    for (const std::string& name : names_spelled_in(u))
+    for (const std::string& name : names)
       if (const auto it = decls.find(name); it != decls.end()) named.insert(named.end(), it->second.begin(), it->second.end());
     return named;
   }
 
-  // A kept unit that spells a name a header declares (a helper its unresolved call names:
+  // A kept unit whose names (names_spelled_in) hold one a header declares (a helper its unresolved call names:
   // 8_wave.cu's load_st_to_rt from ./utils.cpp, layernorm's rocrand_init from <rocrand_kernel.h>)
   // keeps the include it came through. A header of the file's folder is split later
   // (device_part_headers.h), so its host code never comes with it; a library's header is kept by
   // a name only when neither it nor the include it came through includes a host-only header (a
   // library's Python bindings, pyutils.cuh with <pybind11/pybind11.h>, stay out).
-  void keep_headers_named_in(const Unit& u) {
-    if (!project_names_built_) build_project_names();
-    if (project_names_.empty()) return;
-    for (const std::string& name : names_spelled_in(u)) {
-      const auto it = project_names_.find(name);
-      if (it == project_names_.end()) continue;
+  void keep_headers_named_in(const std::set<std::string>& names) {
+    if (!header_names_built_) build_header_names();
+    if (header_names_.empty()) return;
+    for (const std::string& name : names) {
+      const auto it = header_names_.find(name);
+      if (it == header_names_.end()) continue;
       for (CXFile f : it->second) {
         const Include* inc = include_of(f);
         if (!inc || inc->keep) continue;
         const std::string file = canonical_path(Str(clang_getFileName(f)).str());
-        if (file.rfind(project_dir() , 0) == 0 || (!includes_host_only(file) && !includes_host_only(inc->file))) keep_include_of(f);
+        if (file.rfind(main_dir_, 0) == 0 || (!includes_host_only(file) && !includes_host_only(inc->file))) keep_include_of(f);
       }
     }
   }
 
-  std::string project_dir() const {
-    return canonical_path(std::filesystem::path(Str(clang_getFileName(main_)).str()).parent_path().string()) + "/";
-  }
-
   // Whether the header's text includes a host-only header (host_only_header), every #if branch alike.
-  bool includes_host_only(const std::string& file) {
-    if (const auto it = host_only_text_.find(file); it != host_only_text_.end()) return it->second;
-    bool host = false;
-    std::ifstream in(file);
-    static const std::regex include(R"re(^\s*#\s*include\s*[<"]([^>"]+)[>"])re");
-    std::smatch m;
-    for (std::string line; !host && std::getline(in, line);) host = std::regex_search(line, m, include) && host_only_header(m[1].str());
-    return host_only_text_[file] = host;
+  static bool includes_host_only(const std::string& file) {
+    const std::vector<std::string> names = included_names(file);
+    return std::any_of(names.begin(), names.end(), [](const std::string& n) { return host_only_header(n); });
   }
 
-  void build_project_names() {
-    project_names_built_ = true;
+  void build_header_names() {
+    header_names_built_ = true;
     std::deque<CXCursor> scopes = {clang_getTranslationUnitCursor(tu_)};
     while (!scopes.empty()) {
       const CXCursor scope = scopes.front();
@@ -331,7 +323,7 @@ class Extractor {
             if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) {
               w->scopes->push_back(c);
             } else if (clang_isDeclaration(k)) {
-              w->self->project_names_[Str(clang_getCursorSpelling(c)).str()].push_back(file);
+              w->self->header_names_[Str(clang_getCursorSpelling(c)).str()].push_back(file);
             }
             return CXChildVisit_Continue;
           },
@@ -532,13 +524,13 @@ class Extractor {
   CXTranslationUnit tu_;
   CXFile main_;
   bool hip_;
+  std::string main_dir_;  // the file's folder, canonical, with a trailing slash
   std::vector<Unit> units_;
   std::vector<Include> includes_;
   std::vector<std::pair<unsigned, CXCursor>> macro_uses_;
   std::map<std::string, CXSourceRange> macro_definitions_;  // the file's own, by name
-  std::map<std::string, std::vector<CXFile>> project_names_;  // file-scope names of the headers, by name
-  std::map<std::string, bool> host_only_text_;                 // includes_host_only, by file
-  bool project_names_built_ = false;
+  std::map<std::string, std::vector<CXFile>> header_names_;  // file-scope names of the headers, by name
+  bool header_names_built_ = false;
   struct Inclusion {
     unsigned offset = 0;             // of the main file's directive it came in through
     std::vector<std::string> chain;  // the file, the file that included it, ... up to one the main file includes

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
-#include <fstream>
 #include <sstream>
 
 #include "file_util.h"
+#include "include_closure.h"
 #include "fnv1a.h"
 #include "line_directive.h"
 
@@ -32,18 +32,6 @@ struct SplitScope {
   std::map<std::string, std::set<std::string>> includers;  // a header's file name -> the reached files that #include it
 };
 
-// The name an #include line names ("a/b.h" for #include "a/b.h" or <a/b.h>), or "".
-std::string included_name(const std::string& line) {
-  size_t i = line.find_first_not_of(" \t");
-  if (i == std::string::npos || line[i] != '#') return "";
-  i = line.find_first_not_of(" \t", i + 1);
-  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return "";
-  i = line.find_first_of("<\"", i + 7);
-  if (i == std::string::npos) return "";
-  const size_t end = line.find(line[i] == '<' ? '>' : '"', i + 1);
-  return end == std::string::npos ? "" : line.substr(i + 1, end - i - 1);
-}
-
 SplitScope split_scope(const std::string& path, const std::vector<std::string>& options, const DevicePart& part) {
   SplitScope scope{canonical_or_same(fs::path(path).parent_path()), {}, {}};
   for (size_t i = 0; i < options.size(); ++i) {
@@ -51,12 +39,8 @@ SplitScope split_scope(const std::string& path, const std::vector<std::string>& 
     else if (options[i].rfind("-I", 0) == 0 && options[i].size() > 2) scope.include_dirs.push_back(canonical_or_same(options[i].substr(2)));
   }
   if (scope.include_dirs.empty()) return scope;  // nothing outside the kernel's folder is split
-  for (const std::string& r : part.reached_files) {
-    std::ifstream in(r);
-    for (std::string line; std::getline(in, line);)
-      if (const std::string name = included_name(line); !name.empty())
-        scope.includers[fs::path(name).filename().string()].insert(canonical_or_same(r).string());
-  }
+  for (const std::string& r : part.reached_files)
+    for (const std::string& name : included_names(r)) scope.includers[fs::path(name).filename().string()].insert(canonical_or_same(r).string());
   return scope;
 }
 

@@ -267,6 +267,12 @@ IncludeSearch include_search(const std::vector<std::string>& options) {
   return s;
 }
 
+std::vector<std::string> included_names(const std::string& path) {
+  std::vector<std::string> names;
+  for (const include_walk::Directive& d : include_walk::scanned_file(path)->includes) names.push_back(d.name);
+  return names;
+}
+
 std::string include_closure_key(const std::string& source_text, const std::string& source_path, const IncludeSearch& search,
                                 const RootRelative& root) {
   Closure walk(search, root);

@@ -47,6 +47,10 @@ IncludeSearch include_search(const std::vector<std::string>& options);
 std::string include_closure_key(const std::string& source_text, const std::string& source_path, const IncludeSearch& search,
                                 const RootRelative& root);
 
+// The names a file's include lines (and __has_include tests) name, as written, every #if branch
+// alike; the file is read once while its size and time stay the same. Empty when it cannot be read.
+std::vector<std::string> included_names(const std::string& path);
+
 // Past this many files reached, the rest do not count.
 inline constexpr size_t kMaxClosureFiles = 20000;
 
