@@ -12,6 +12,27 @@ namespace {
 
 size_t round_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
 
+// Where each field of a record starts, and the record's own size and alignment: the one walk
+// layout_of, write and describe_layout share.
+struct RecordLayout {
+  std::vector<size_t> offsets;
+  ArgLayout whole;
+};
+
+RecordLayout record_layout(const ArgPlan& a) {
+  RecordLayout r;
+  size_t at = 0, align = a.align > 0 ? static_cast<size_t>(a.align) : 1;
+  for (const ArgPlan& f : a.fields) {
+    const ArgLayout l = layout_of(f);
+    at = round_up(at, l.align);
+    r.offsets.push_back(at);
+    at += l.bytes;
+    align = std::max(align, l.align);
+  }
+  r.whole = {at == 0 ? align : round_up(at, align), align};  // a struct without fields still takes a byte (or its alignment)
+  return r;
+}
+
 // 32- and 64-bit numbers are written from the double exactly as before (u64 above 2^53 as its
 // nearest double); the narrower ones through the dtype's own encoding.
 void write_scalar(const ArgPlan& a, uint8_t* dst) {
@@ -37,13 +58,8 @@ void write(const ArgPlan& a, const std::vector<uint64_t>& ptrs, uint8_t* dst) {
     case ArgKind::scalar: write_scalar(a, dst); return;
     case ArgKind::zeros: return;  // the buffer starts zeroed
     case ArgKind::record: {
-      size_t at = 0;
-      for (const ArgPlan& f : a.fields) {
-        const ArgLayout l = layout_of(f);
-        at = round_up(at, l.align);
-        write(f, ptrs, dst + at);
-        at += l.bytes;
-      }
+      const RecordLayout r = record_layout(a);
+      for (size_t i = 0; i < a.fields.size(); ++i) write(a.fields[i], ptrs, dst + r.offsets[i]);
       return;
     }
     case ArgKind::array: break;
@@ -69,15 +85,7 @@ ArgLayout layout_of(const ArgPlan& a) {
     case ArgKind::tensor: return {8, 8};
     case ArgKind::scalar: return {dtype_size(a.dtype), dtype_size(a.dtype)};
     case ArgKind::zeros: return {static_cast<size_t>(a.bytes), 1};
-    case ArgKind::record: {
-      size_t at = 0, align = a.align > 0 ? static_cast<size_t>(a.align) : 1;
-      for (const ArgPlan& f : a.fields) {
-        const ArgLayout l = layout_of(f);
-        at = round_up(at, l.align) + l.bytes;
-        align = std::max(align, l.align);
-      }
-      return {at == 0 ? align : round_up(at, align), align};  // a struct without fields still takes a byte (or its alignment)
-    }
+    case ArgKind::record: return record_layout(a).whole;
     case ArgKind::array: break;
   }
   throw std::logic_error("an array argument is planned as a record");
@@ -91,22 +99,18 @@ std::vector<uint8_t> argument_bytes(const ArgPlan& a, const std::vector<uint64_t
 
 std::string describe_layout(const ArgPlan& a, const CasePlan& plan) {
   if (a.kind != ArgKind::record) return what_it_is(a, plan);
-  const ArgLayout whole = layout_of(a);
+  const RecordLayout r = record_layout(a);
   std::string fields;
-  size_t at = 0;
   for (size_t i = 0; i < a.fields.size(); ++i) {
     const ArgPlan& f = a.fields[i];
-    const ArgLayout l = layout_of(f);
-    at = round_up(at, l.align);
-    fields += fmt::format("{}{} @{} ({})", fields.empty() ? "" : ", ", f.name.empty() ? fmt::format("#{}", i) : f.name, at, what_it_is(f, plan));
-    at += l.bytes;
+    fields += fmt::format("{}{} @{} ({})", fields.empty() ? "" : ", ", f.name.empty() ? fmt::format("#{}", i) : f.name, r.offsets[i], what_it_is(f, plan));
   }
-  return fmt::format("struct of {} bytes, aligned to {}: {}", whole.bytes, whole.align, fields.empty() ? "no fields" : fields);
+  return fmt::format("struct of {} bytes, aligned to {}: {}", r.whole.bytes, r.whole.align, fields.empty() ? "no fields" : fields);
 }
 
-AlignedArgument::AlignedArgument(const std::vector<uint8_t>& bytes) : storage_(bytes.size() + kAlign), size_(bytes.size()) {
+AlignedArgument::AlignedArgument(const std::vector<uint8_t>& bytes) : storage_(bytes.size() + kMaxArgumentAlign), size_(bytes.size()) {
   const auto at = reinterpret_cast<uintptr_t>(storage_.data());
-  offset_ = static_cast<size_t>((kAlign - at % kAlign) % kAlign);
+  offset_ = static_cast<size_t>((kMaxArgumentAlign - at % kMaxArgumentAlign) % kMaxArgumentAlign);
   if (!bytes.empty()) std::memcpy(storage_.data() + offset_, bytes.data(), bytes.size());
 }
 

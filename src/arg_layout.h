@@ -25,8 +25,8 @@ std::vector<uint8_t> argument_bytes(const ArgPlan& a, const std::vector<uint64_t
 // that say why an argument does not fit its parameter. Nested structs list their own fields.
 std::string describe_layout(const ArgPlan& a, const CasePlan& plan);
 
-// An argument's bytes where the kernel may read them with the alignment its type asks for: the
-// host backend dereferences a pointer to its parameter's C++ type.
+// An argument's bytes where the kernel may read them with the alignment its type asks for (up
+// to kMaxArgumentAlign): the host backend dereferences a pointer to its parameter's C++ type.
 class AlignedArgument {
  public:
   explicit AlignedArgument(const std::vector<uint8_t>& bytes);
@@ -34,7 +34,6 @@ class AlignedArgument {
   size_t size() const { return size_; }
 
  private:
-  static constexpr size_t kAlign = 256;  // the most a parameter type may declare (case_plan.cpp)
   std::vector<uint8_t> storage_;
   size_t offset_ = 0, size_ = 0;
 };

@@ -75,6 +75,10 @@ struct CompileOutput {
   std::map<std::string, std::string> entry_errors;
 };
 
+// The most alignment a kernel parameter's type may declare (a struct argument's "align"): each
+// argument given to launch() starts at a multiple of it.
+constexpr size_t kMaxArgumentAlign = 256;
+
 struct KernelAttributes {
   int64_t max_threads_per_block = 0;  // after register allocation
   int64_t static_shared_bytes = 0;

@@ -1,6 +1,7 @@
 #include "case_job.h"
 
 #include "contracts/json_field.h"
+#include "backend.h"
 #include "json_number.h"
 
 #include <algorithm>
@@ -159,7 +160,7 @@ ArgPlan arg_from(const json& j, size_t tensors, int depth = 0) {
     case ArgKind::record:
       for (const json& f : j.at("fields")) a.fields.push_back(arg_from(f, tensors, depth + 1));
       a.align = j.at("align").get<int64_t>();
-      if (a.align < 0 || a.align > 256 || (a.align & (a.align - 1))) throw std::runtime_error("a struct argument aligned to " + std::to_string(a.align));
+      if (a.align < 0 || a.align > static_cast<int64_t>(kMaxArgumentAlign) || (a.align & (a.align - 1))) throw std::runtime_error("a struct argument aligned to " + std::to_string(a.align));
       break;
     case ArgKind::array: break;
   }

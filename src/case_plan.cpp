@@ -1,5 +1,7 @@
 #include "case_plan.h"
 
+#include "backend.h"
+
 #include <cmath>
 
 #include <algorithm>
@@ -125,7 +127,6 @@ void require_why(const ToleranceSpec& s, DType dtype, const std::string& path, c
 }
 
 constexpr int64_t kMaxArrayCount = 65536;  // elements of one array argument
-constexpr int64_t kMaxArgAlign = 256;      // what a kernel parameter's type may declare
 
 // An argument or a struct's field, its expressions evaluated; an array becomes a record of copies.
 ArgPlan plan_arg(const ArgSpec& a, const CasePlan& plan, const Params& p, const std::string& path) {
@@ -148,8 +149,8 @@ ArgPlan plan_arg(const ArgSpec& a, const CasePlan& plan, const Params& p, const 
       for (size_t f = 0; f < a.fields.size(); ++f) ap.fields.push_back(plan_arg(a.fields[f], plan, p, fmt::format("{}/struct/{}", path, f)));
       if (!a.align.empty()) {
         ap.align = eval_int_at(a.align, p, path + "/align", 1);
-        if (ap.align > kMaxArgAlign || (ap.align & (ap.align - 1)))
-          throw PlanError(path + "/align", fmt::format("{} is not a power of two up to {}", ap.align, kMaxArgAlign));
+        if (ap.align > static_cast<int64_t>(kMaxArgumentAlign) || (ap.align & (ap.align - 1)))
+          throw PlanError(path + "/align", fmt::format("{} is not a power of two up to {}", ap.align, kMaxArgumentAlign));
       }
       break;
     case ArgKind::array: {

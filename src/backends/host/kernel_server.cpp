@@ -146,20 +146,20 @@ class Server {
   // Pointers to this request's arguments, null-terminated as the host backend expects: each
   // argument's bytes (q.args: their sizes) at an offset aligned for any parameter type.
   std::vector<void*> arguments(const KernelRequest& q, const std::string& bytes) {
-    constexpr size_t kAlign = 256;
     const int n = std::clamp(q.nargs, 0, kMaxKernelArgs);
-    size_t total = 0, room = 0;
-    for (int i = 0; i < n; ++i) total += q.args[i], room += (q.args[i] + kAlign - 1) / kAlign * kAlign;
+    auto slots_of = [](uint64_t size) { return (size + sizeof(Slot) - 1) / sizeof(Slot); };
+    size_t total = 0, slots = 0;
+    for (int i = 0; i < n; ++i) total += q.args[i], slots += slots_of(q.args[i]);
     if (total != bytes.size() || total > kMaxArgumentBytes) throw BackendError("the worker sent arguments of the wrong size", false);
-    slots_.assign(room / kAlign + 1, Slot{});
+    slots_.assign(slots + 1, Slot{});
     std::vector<void*> argv;
-    size_t from = 0, at = 0;
+    size_t from = 0, slot = 0;
     for (int i = 0; i < n; ++i) {
-      char* dst = reinterpret_cast<char*>(slots_.data()) + at;
+      char* dst = slots_[slot].bytes;
       bytes.copy(dst, q.args[i], from);
       argv.push_back(dst);
       from += q.args[i];
-      at += (q.args[i] + kAlign - 1) / kAlign * kAlign;
+      slot += slots_of(q.args[i]);
     }
     argv.push_back(nullptr);
     return argv;
@@ -168,8 +168,8 @@ class Server {
   Backend& local_;
   std::vector<Backend::Kernel> kernels_;
   std::map<uint64_t, GuardedBlock> buffers_;
-  struct alignas(256) Slot {
-    char bytes[256];
+  struct alignas(kMaxArgumentAlign) Slot {  // one argument starts at each slot it takes
+    char bytes[kMaxArgumentAlign];
   };
   std::vector<Slot> slots_;
 };
