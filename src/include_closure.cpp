@@ -204,6 +204,8 @@ class Closure {
     }
   }
 
+  const std::set<std::string>& files() const { return seen_; }
+
   std::string key() const {
     std::string text;
     for (const std::string& l : lines_) text += l + "\n";
@@ -282,6 +284,14 @@ std::string include_closure_key(const std::string& source_text, const std::strin
   walk.visit(scan(source_text), fs::absolute(source_path).parent_path());
   walk.run();
   return walk.key();
+}
+
+std::vector<std::string> include_closure_files(const std::string& source_text, const std::string& source_path, const IncludeSearch& search) {
+  const RootRelative root("");
+  Closure walk(search, root);
+  walk.visit(scan(source_text), fs::absolute(source_path).parent_path());
+  walk.run();
+  return std::vector<std::string>(walk.files().begin(), walk.files().end());
 }
 
 }  // namespace hk

@@ -51,6 +51,9 @@ std::string include_closure_key(const std::string& source_text, const std::strin
 // alike; the file is read once while its size and time stay the same. Empty when it cannot be read.
 std::vector<std::string> included_names(const std::string& path);
 
+// The files the source reaches (absolute paths, sorted), by the same walk.
+std::vector<std::string> include_closure_files(const std::string& source_text, const std::string& source_path, const IncludeSearch& search);
+
 // Past this many files reached, the rest do not count.
 inline constexpr size_t kMaxClosureFiles = 20000;
 

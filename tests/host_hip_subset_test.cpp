@@ -62,11 +62,11 @@ __global__ void __launch_bounds__(256) hip_subset(float* sums, unsigned long lon
 
 TEST_P(HostHipSubset, AmdBuiltinsTheCpuCannotRunAreNamedOnTheirLine) {
   const CompileOutput m = be->compile({"#include <hip/hip_runtime.h>\n__global__ void k(float* p) {\n"
-                                       "  p[0] = __builtin_amdgcn_mfma_f32_32x32x8f16(p[0], p[1], p[2], 0, 0, 0);\n}\n",
+                                       "  p[0] = __builtin_amdgcn_mfma_f32_32x32x1f32(p[0], p[1], p[2], 0, 0, 0);\n}\n",
                                        "mfma.hip", {}, {"k"}});
   EXPECT_FALSE(m.ok);
   EXPECT_NE(m.log.find("mfma.hip:3"), std::string::npos) << m.log;
-  EXPECT_NE(m.log.find("__builtin_amdgcn_mfma_f32_32x32x8f16 (a matrix-core instruction) cannot run on the hkcheck host backend"),
+  EXPECT_NE(m.log.find("__builtin_amdgcn_mfma_f32_32x32x1f32 (a matrix-core instruction) cannot run on the hkcheck host backend"),
             std::string::npos) << m.log;
 }
 

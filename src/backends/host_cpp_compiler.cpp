@@ -15,7 +15,7 @@ class HostCppCompiler final : public Compiler {
   HostCppCompiler(const HostProfile& profile, std::string cache_dir, bool races)
       : profile_(profile), warp_size_(profile.warp_size), cache_dir_(std::move(cache_dir)), races_(races) {
     try {
-      cxx_ = host::find_compiler();
+      cxx_ = host::find_compiler(profile.arch.rfind("gfx", 0) == 0);
     } catch (const std::exception& e) {
       throw BackendUnavailable(e.what());
     }
@@ -28,7 +28,8 @@ class HostCppCompiler final : public Compiler {
   }
 
   CompileOutput compile(const CompileRequest& q) override {
-    host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_, cache_dir_, races_);
+    host::HostCompileResult r = host::compile_shared_library(cxx_, q.source, q.source_name, q.options, q.entries, warp_size_,
+                                                                 profile_.arch, cache_dir_, races_);
     if (r.ok) refuse_static_shared_over_limit(r);
     return CompileOutput{r.ok, r.library, r.log, r.symbols, {}};
   }

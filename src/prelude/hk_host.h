@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <cstddef>
+#include <memory>  // before __noinline__ is a macro: libstdc++ writes __attribute__((__noinline__))
 #include <type_traits>
 #include <utility>
 
@@ -62,6 +63,20 @@ inline void __syncwarp(unsigned long long = ~0ull) { hk_host_rt->sync_warp(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 [[noreturn]] inline void __trap() { __builtin_trap(); }
+// What a header reached by the kernel uses that the host cannot run (an instruction of inline
+// assembly, an AMD built-in): it stops the case where it runs, naming it (source_rewrite.h).
+struct hk_host_unemulated_value {
+  template <typename HkT> operator HkT() const { __builtin_unreachable(); }
+};
+struct hk_host_unemulated {
+  const char *what, *file;
+  int line;
+  template <typename... HkA> hk_host_unemulated_value operator()(const HkA&...) const {
+    fprintf(stderr, "%s:%d: %s cannot run on the hkcheck host backend: mark the kernel \"gpu_only\" in its manifest\n", file, line, what);
+    fflush(stderr);
+    __builtin_trap();
+  }
+};
 inline long long clock64() {  // nanoseconds: a monotonic counter, as the GPU's cycle counter is
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "backends/host/host_prelude.h"
+#include "backends/host/header_mirror.h"
 #include "backends/host/source_rewrite.h"
 #include "file_util.h"
 #include "line_directive.h"
@@ -113,13 +114,42 @@ CommandRun run_command_into(std::vector<std::string> argv, const std::string& pa
 
 bool is_clang(const CompilerInfo& cxx) { return cxx.version.find("clang") != std::string::npos; }
 
-CompilerInfo find_compiler() {
+namespace {
+CommandRun version_of(const std::string& path, const TempDir& dir) {
+  return run_bounded({path, "--version"}, dir.path + "/version.txt", kVersionLimitSeconds);
+}
+
+// The newest clang++-N on PATH, else clang++: tile libraries are C++20 as clang 17 reads it
+// (typename-less dependent types, a discarded static_assert(false)) and use __bf16 vectors.
+std::string newest_clang() {
+  std::string best = "clang++";
+  int best_version = -1;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind("clang++-", 0) != 0 || name.size() == 8 || name.find_first_not_of("0123456789", 8) != std::string::npos) continue;
+      const int v = std::stoi(name.substr(8));
+      if (v > best_version) best_version = v, best = name;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+CompilerInfo find_compiler(bool prefer_clang) {
   CompilerInfo c;
+  TempDir dir;
   if (const char* p = std::getenv("HKCHECK_HOST_CXX"); p && *p) c.path = p;
+  // HIP is clang's dialect (ext_vector_type, __fp16 vectors), which AMD tile libraries use.
+  else if (const std::string clang = prefer_clang ? newest_clang() : "";
+           !clang.empty() && [&] { const CommandRun r = version_of(clang, dir); return r.started && r.exit_code == 0; }())
+    c.path = clang;
   else if (const char* p = std::getenv("CXX"); p && *p) c.path = p;
   else c.path = "c++";
-  TempDir dir;
-  const CommandRun r = run_bounded({c.path, "--version"}, dir.path + "/version.txt", kVersionLimitSeconds);
+  const CommandRun r = version_of(c.path, dir);
   if (!r.started || r.exit_code != 0)
     throw BackendUnavailable(fmt::format("the host backend needs a C++ compiler: {} (set HKCHECK_HOST_CXX or CXX)",
                                          r.started ? fmt::format("'{} --version' exited with {}", c.path, r.exit_code) : r.output));
@@ -157,9 +187,12 @@ namespace {
 
 // The flags of every kernel compile before the manifest's own; the precompiled prelude needs
 // exactly these.
-std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, bool races) {
+std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, const std::string& arch, bool races) {
   std::vector<std::string> flags = {"-std=c++17", "-O2", "-fPIC", "-fno-strict-aliasing", "-DHK_BACKEND_HOST=1",
                                     fmt::format("-DHK_HOST_WARP_SIZE={}", warp_size)};
+  // The target's macro, as hipRTC defines it: the prelude's matrix-core built-ins and a kernel's
+  // own `#if defined(__gfx950__)` paths follow it.
+  if (arch.rfind("gfx", 0) == 0) flags.push_back(fmt::format("-D__{}__=1", arch));
   // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
   // across every library loaded in the worker: two builds of a file would share it. clang makes
   // no such symbols and does not know the option.
@@ -207,10 +240,10 @@ SplitOptions split_defines(const std::vector<std::string>& options) {
 
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
-                                         int warp_size, const std::string& cache_dir, bool races) {
+                                         int warp_size, const std::string& arch, const std::string& cache_dir, bool races) {
   HostCompileResult out;
   TempDir dir;
-  const std::vector<std::string> base = base_flags(cxx, warp_size, races);
+  const std::vector<std::string> base = base_flags(cxx, warp_size, arch, races);
   std::string include = cached_prelude_folder(cxx, base, cache_dir);
   if (include.empty()) {
     include = dir.path + "/include";
@@ -218,7 +251,7 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   }
   // #line keeps the compiler's messages pointing at the kernel file the user wrote.
   const HostSource rewritten = rewrite_for_host(source);
-  const SplitOptions split = split_defines(options);
+  const SplitOptions split = split_defines(mirror_headers_for_host(rewritten.text, source_name, options, dir.path + "/headers").options);
   write(dir.path + "/kernel.cpp",
         split.defines + rewritten.preamble + line_directive(1, source_name) + "\n" + rewritten.text + "\n" + trampolines(entries));
   std::vector<std::string> argv = {cxx.path};
@@ -245,6 +278,7 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   // The prelude's folder reads "include/" wherever it lies.
   const std::string prelude_root = fs::path(include).parent_path().string() + "/";
   for (size_t p; (p = out.log.find(prelude_root)) != std::string::npos;) out.log.erase(p, prelude_root.size());
+  for (size_t p; (p = out.log.find(dir.path + "/headers/")) != std::string::npos;) out.log.erase(p, dir.path.size() + 8);
   for (size_t p; (p = out.log.find(dir.path + "/")) != std::string::npos;) out.log.erase(p, dir.path.size() + 1);
   out.log = without_context_lines(out.log);
   out.log.erase(0, out.log.find_first_not_of('\n'));

@@ -20,7 +20,9 @@ struct CompilerInfo {
 };
 
 // Finds the compiler and asks its version; throws std::runtime_error naming it when it cannot run.
-CompilerInfo find_compiler();
+// HKCHECK_HOST_CXX; else, where prefer_clang (the AMD profiles), the newest clang++-N on PATH or
+// clang++ if it runs; else CXX; else c++.
+CompilerInfo find_compiler(bool prefer_clang = false);
 // clang takes neither g++'s -fno-gnu-unique nor its .gch precompiled headers.
 bool is_clang(const CompilerInfo& cxx);
 
@@ -61,6 +63,6 @@ struct HostCompileResult {
 // accesses to hkcheck's race detector.
 HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::string& source, const std::string& source_name,
                                          const std::vector<std::string>& options, const std::vector<std::string>& entries,
-                                         int warp_size, const std::string& cache_dir, bool races = false);
+                                         int warp_size, const std::string& arch, const std::string& cache_dir, bool races = false);
 
 }  // namespace hk::host

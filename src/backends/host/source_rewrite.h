@@ -17,4 +17,11 @@ struct HostSource {
 
 HostSource rewrite_for_host(const std::string& source);
 
+// A header the kernel reaches (a tile library's), rewritten for the host compile lazily: inline
+// assembly that only waits or schedules vanishes, s_barrier is __syncthreads(), and any other
+// instruction or AMD built-in the prelude does not emulate becomes a call that stops the case
+// naming it and its line, when and only when it runs; a library defines far more than a kernel
+// uses. Line numbers are kept.
+std::string rewrite_header_for_host(const std::string& text);
+
 }  // namespace hk::host

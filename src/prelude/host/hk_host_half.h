@@ -3,7 +3,10 @@
 // done in float then rounded, as the GPU's intrinsics for these types return it.
 #pragma once
 
+#include <math.h>
 #include <string.h>
+
+#include "hk_minifloat.h"
 
 struct __half;
 struct __nv_bfloat16;
@@ -21,7 +24,12 @@ inline float bf16_bits_to_f32(unsigned short b) {
   memcpy(&f, &u, 4);
   return f;
 }
-// The compiler's _Float16 converts with IEEE round to nearest even.
+// The compiler's _Float16 converts with IEEE round to nearest even. clang before 15 has no
+// _Float16 on x86 (and its __fp16 calls a helper libgcc lacks there): hkcheck's own exact codec.
+#if defined(__clang__) && !defined(__FLT16_MAX__)
+inline unsigned short f32_to_f16_bits(float f) { return static_cast<unsigned short>(hk_encode_float(f, HK_FMT_F16)); }
+inline float f16_bits_to_f32(unsigned short b) { return hk_decode_float<float>(b, HK_FMT_F16); }
+#else
 inline unsigned short f32_to_f16_bits(float f) {
   const _Float16 h = static_cast<_Float16>(f);
   unsigned short b;
@@ -33,6 +41,7 @@ inline float f16_bits_to_f32(unsigned short b) {
   memcpy(&h, &b, 2);
   return static_cast<float>(h);
 }
+#endif
 }  // namespace hk_host_half
 
 #define HK_HOST_HALF_TYPE(HkT, TO_BITS, FROM_BITS)                                           \
@@ -108,3 +117,42 @@ template <typename HkT> inline HkT __hmin(HkT a, HkT b) { return float(b) < floa
 template <typename HkT> inline bool __heq(HkT a, HkT b) { return a == b; }
 template <typename HkT> inline bool __hlt(HkT a, HkT b) { return a < b; }
 template <typename HkT> inline bool __hgt(HkT a, HkT b) { return a > b; }
+// The pair intrinsics: each half rounds on its own, as the GPU's packed instructions do.
+template <typename HkP> inline HkP __hadd2(HkP a, HkP b) { return HkP{a.x + b.x, a.y + b.y}; }
+template <typename HkP> inline HkP __hsub2(HkP a, HkP b) { return HkP{a.x - b.x, a.y - b.y}; }
+template <typename HkP> inline HkP __hmul2(HkP a, HkP b) { return HkP{a.x * b.x, a.y * b.y}; }
+template <typename HkP> inline HkP __h2div(HkP a, HkP b) { return HkP{a.x / b.x, a.y / b.y}; }
+template <typename HkP> inline HkP __hfma2(HkP a, HkP b, HkP c) { return HkP{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
+template <typename HkP> inline HkP __hneg2(HkP a) { return HkP{-a.x, -a.y}; }
+// The math intrinsics of both types and their pairs, through float as the GPU's are.
+#define HK_HOST_HALF_MATH(HkName, HkF)                                                      \
+  template <typename HkT> inline HkT h##HkName(HkT a) { return HkT(HkF(float(a))); }        \
+  template <typename HkP> inline HkP h2##HkName(HkP a) { return HkP{h##HkName(a.x), h##HkName(a.y)}; }
+HK_HOST_HALF_MATH(exp, expf)
+HK_HOST_HALF_MATH(exp2, exp2f)
+HK_HOST_HALF_MATH(exp10, exp10f)
+HK_HOST_HALF_MATH(log, logf)
+HK_HOST_HALF_MATH(log2, log2f)
+HK_HOST_HALF_MATH(log10, log10f)
+HK_HOST_HALF_MATH(sqrt, sqrtf)
+HK_HOST_HALF_MATH(rsqrt, 1.0f / sqrtf)
+HK_HOST_HALF_MATH(rcp, 1.0f /)
+HK_HOST_HALF_MATH(sin, sinf)
+HK_HOST_HALF_MATH(cos, cosf)
+HK_HOST_HALF_MATH(ceil, ceilf)
+HK_HOST_HALF_MATH(floor, floorf)
+HK_HOST_HALF_MATH(trunc, truncf)
+HK_HOST_HALF_MATH(rint, rintf)
+#undef HK_HOST_HALF_MATH
+template <typename HkP> inline HkP __habs2(HkP a) { return HkP{__habs(a.x), __habs(a.y)}; }
+template <typename HkP> inline HkP __hmax2(HkP a, HkP b) { return HkP{__hmax(a.x, b.x), __hmax(a.y, b.y)}; }
+template <typename HkP> inline HkP __hmin2(HkP a, HkP b) { return HkP{__hmin(a.x, b.x), __hmin(a.y, b.y)}; }
+// The bit reinterpretations.
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { __nv_bfloat16 r; r.__x = b; return r; }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+inline __nv_bfloat16 __short_as_bfloat16(short b) { __nv_bfloat16 r; r.__x = (unsigned short)b; return r; }
+inline short __bfloat16_as_short(__nv_bfloat16 h) { return (short)h.__x; }
+inline __half __ushort_as_half(unsigned short b) { __half r; r.__x = b; return r; }
+inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+inline __half __short_as_half(short b) { __half r; r.__x = (unsigned short)b; return r; }
+inline short __half_as_short(__half h) { return (short)h.__x; }

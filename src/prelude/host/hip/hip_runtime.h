@@ -6,6 +6,8 @@
 #pragma once
 
 #include "hk_host_half.h"
+#include "hip/hk_host_amdgcn_matrix.h"
+#include "hip/hk_host_amdgcn_memory.h"
 
 // hipRTC defines it, and so does the host backend: `#ifndef __HIPCC_RTC__` keeps a kernel file's
 // host code (hipLaunchKernelGGL, hipMalloc) out of both.
@@ -69,6 +71,31 @@ inline unsigned __builtin_amdgcn_workitem_id_z() { return threadIdx.z; }
 inline unsigned __builtin_amdgcn_workgroup_id_x() { return blockIdx.x; }
 inline unsigned __builtin_amdgcn_workgroup_id_y() { return blockIdx.y; }
 inline unsigned __builtin_amdgcn_workgroup_id_z() { return blockIdx.z; }
+
+// HIP spells its vector types as one template: float2 is HIP_vector_type<float, 2>.
+template <typename HkT, unsigned HkN> struct hk_host_hip_vector;
+#define HK_HOST_HIP_VECTOR(HkT, HkV) \
+  template <> struct hk_host_hip_vector<HkT, 1> { typedef HkV##1 type; }; \
+  template <> struct hk_host_hip_vector<HkT, 2> { typedef HkV##2 type; }; \
+  template <> struct hk_host_hip_vector<HkT, 3> { typedef HkV##3 type; }; \
+  template <> struct hk_host_hip_vector<HkT, 4> { typedef HkV##4 type; };
+HK_HOST_HIP_VECTOR(signed char, char)
+HK_HOST_HIP_VECTOR(unsigned char, uchar)
+HK_HOST_HIP_VECTOR(short, short)
+HK_HOST_HIP_VECTOR(unsigned short, ushort)
+HK_HOST_HIP_VECTOR(int, int)
+HK_HOST_HIP_VECTOR(unsigned int, uint)
+HK_HOST_HIP_VECTOR(float, float)
+HK_HOST_HIP_VECTOR(double, double)
+#undef HK_HOST_HIP_VECTOR
+template <typename HkT, unsigned HkN> using HIP_vector_type = typename hk_host_hip_vector<HkT, HkN>::type;
+
+// The runtime's types that device code and kernel argument structs name (a `hipStream_t stream`
+// member of a tile library's globals); its functions are host code, not available here.
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+enum hipError_t { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2 };
+inline const char* hipGetErrorString(hipError_t e) { return e == hipSuccess ? "hipSuccess" : "hipError"; }
 
 // HIP's old spellings of the built-in indices, which older samples still use.
 #define hipThreadIdx_x threadIdx.x

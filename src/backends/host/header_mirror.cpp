@@ -1,0 +1,66 @@
+#include "backends/host/header_mirror.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backends/host/source_rewrite.h"
+#include "include_closure.h"
+#include "line_directive.h"
+
+namespace fs = std::filesystem;
+
+namespace hk::host {
+namespace {
+
+bool read_text(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+std::string inside(const std::string& root, const std::string& absolute) { return root + absolute; }
+
+}  // namespace
+
+MirroredHeaders mirror_headers_for_host(const std::string& source, const std::string& source_path,
+                                        const std::vector<std::string>& options, const std::string& into) {
+  MirroredHeaders out{options, ""};
+  const std::vector<std::string> files = include_closure_files(source, source_path, include_search(options));
+  std::vector<std::pair<std::string, std::string>> copies;  // absolute path, text to write
+  bool changed = false;
+  for (const std::string& f : files) {
+    std::string text;
+    const std::string path = fs::absolute(f).lexically_normal().string();
+    if (!read_text(path, &text)) continue;
+    std::string rewritten = rewrite_header_for_host(text);
+    changed |= rewritten != text;
+    copies.emplace_back(path, line_directive(1, path) + "\n" + rewritten);
+  }
+  if (!changed) return out;
+  std::error_code ec;
+  for (const auto& [path, text] : copies) {
+    const fs::path to = inside(into, path);
+    fs::create_directories(to.parent_path(), ec);
+    std::ofstream(to, std::ios::binary) << text;
+  }
+  out.root = into;
+  for (size_t i = 0; i < out.options.size(); ++i) {
+    const std::optional<IncludeOption> o = include_option_at(out.options, i);
+    if (!o) continue;
+    if (o->kind != IncludeOptionKind::forced) {
+      const std::string dir = fs::absolute(o->value).lexically_normal().string();
+      const std::string moved = inside(into, dir);
+      fs::create_directories(moved, ec);
+      std::string& last = out.options[i + o->strings - 1];
+      last.replace(last.size() - o->value.size(), o->value.size(), moved);
+    }
+    i += o->strings - 1;
+  }
+  return out;
+}
+
+}  // namespace hk::host

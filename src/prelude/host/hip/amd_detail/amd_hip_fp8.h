@@ -1,0 +1,4 @@
+// <hip/amd_detail/amd_hip_fp8.h>, which libraries include directly: the host backend's HIP is one header.
+#pragma once
+#include "hip/hip_runtime.h"
+#include "hip/hip_fp8.h"
