@@ -40,6 +40,8 @@ std::vector<KernelParam> parse_host_params(const std::string& text) {
       p.bytes = p.bytes * 10 + static_cast<size_t>(line[i] - '0');
     }
     p.type = line.substr(space + 1);
+    // One spelling whichever compiler built the library: clang writes "float *", g++ "float*".
+    for (size_t q; (q = p.type.find(" *")) != std::string::npos || (q = p.type.find(" &")) != std::string::npos;) p.type.erase(q, 1);
     params.push_back(std::move(p));
   }
   return params;
