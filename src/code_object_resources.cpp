@@ -91,6 +91,7 @@ void to_json(nlohmann::json& j, const KernelResources& r) {
   put("sgprs", r.sgprs);
   put("wavefront", r.wavefront);
   put("max_threads_per_block", r.max_threads_per_block);
+  if (!r.param_bytes.empty()) j["param_bytes"] = r.param_bytes;
 }
 
 void from_json(const nlohmann::json& j, KernelResources& r) {
@@ -106,6 +107,9 @@ void from_json(const nlohmann::json& j, KernelResources& r) {
   get("sgprs", r.sgprs);
   get("wavefront", r.wavefront);
   get("max_threads_per_block", r.max_threads_per_block);
+  if (j.contains("param_bytes") && j["param_bytes"].is_array())
+    for (const auto& b : j["param_bytes"])
+      if (b.is_number_integer()) r.param_bytes.push_back(b.get<int64_t>());
 }
 
 std::optional<KernelResources> cubin_resources(const std::string& cubin, const std::string& symbol, std::string* why) {
@@ -186,6 +190,10 @@ std::optional<KernelResources> amdgpu_resources(const std::string& code_object, 
           res.max_threads_per_block = num(".max_flat_workgroup_size");
           const int64_t vs = num(".vgpr_spill_count"), ss = num(".sgpr_spill_count");
           if (vs >= 0 || ss >= 0) res.spilled = std::max<int64_t>(vs, 0) + std::max<int64_t>(ss, 0);
+          for (const auto& a : k.value(".args", nlohmann::json::array())) {
+            if (!a.is_object() || a.value(".value_kind", "").rfind("hidden_", 0) == 0) continue;
+            res.param_bytes.push_back(a.contains(".size") && a[".size"].is_number_integer() ? a[".size"].get<int64_t>() : -1);
+          }
           return res;
         }
         *why = "the code object has no kernel '" + symbol + "'";

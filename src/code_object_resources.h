@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hk {
 
@@ -24,6 +25,9 @@ struct KernelResources {
   int64_t sgprs = -1;                // AMD scalar registers
   int64_t wavefront = -1;            // AMD: 64 or 32
   int64_t max_threads_per_block = -1;  // the largest block the code allows (AMD max flat workgroup size)
+  // The size of each of the kernel's own parameters, in order (AMD: the metadata's .args less the
+  // hidden ones the runtime appends); empty when unknown.
+  std::vector<int64_t> param_bytes;
 };
 void to_json(nlohmann::json& j, const KernelResources& r);
 void from_json(const nlohmann::json& j, KernelResources& r);  // a missing figure stays -1

@@ -20,6 +20,7 @@
 #include "contracts/compile_messages.h"
 #include "contracts/worker_protocol.h"
 #include "hiprtc_root.h"
+#include "kernel_params.h"
 #include "orphans.h"
 #include "expectation.h"
 #include "report.h"
@@ -44,6 +45,7 @@ struct CompileItem {
   std::string source;  // the kernel's file for the target's vendor (source_for)
   int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
   std::string not_for_vendor;  // set when the kernel has no file for the target's vendor: SKIP, nothing compiled
+  std::shared_ptr<const CasePlan> plan;  // of first_case: its arguments, checked against the code's parameters
 };
 
 // The configurations of k for one target: the distinct defines its cases produce there.
@@ -63,16 +65,17 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
     std::vector<std::string> defines;
     std::string error;
     int64_t threads = 0, shared = 0;
+    std::shared_ptr<const CasePlan> plan;
     try {
-      const CasePlan plan = plan_case(tk, c);
-      defines = define_options(plan);
-      threads = plan.block_threads();
-      shared = plan.shared_bytes;
+      plan = std::make_shared<const CasePlan>(plan_case(tk, c));
+      defines = define_options(*plan);
+      threads = plan->block_threads();
+      shared = plan->shared_bytes;
     } catch (const PlanError& e) {
       error = plan_error_text(k, e);
     }
     const auto [it, fresh] = configs.emplace(defines, items.size());
-    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, ""});
+    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, "", plan});
     CompileItem& item = items[it->second];
     item.cases.push_back(c.name);
     item.max_block_threads = std::max(item.max_block_threads, threads);
@@ -141,6 +144,17 @@ void judge_resources(const CompileItem& item, const EntryResources* res, CaseRes
   const KernelResources& k = *res->figures;
   r.resources = k;
   r.message += ": " + needs_text(k);
+  // The manifest's arguments against the parameters the code object declares (AMD's metadata):
+  // the check a launch makes on CUDA, made here where no AMD GPU is.
+  if (item.plan && !k.param_bytes.empty()) {
+    std::vector<KernelParam> params;
+    for (int64_t b : k.param_bytes) params.push_back(KernelParam{ParamKind::unknown, b < 0 ? 0 : static_cast<size_t>(b), ""});
+    if (const std::string why = argument_mismatch(*item.plan, params); !why.empty()) {
+      r.status = Status::ERROR;
+      r.message = fmt::format("the manifest's arguments do not fit {}'s parameters in its {} code object: {}", item.kernel->entry, item.arch, why);
+      return;
+    }
+  }
   if (k.spilled > 0) r.notes.push_back(fmt::format("spills: {} (registers or bytes, as the compiler counts them) go to local memory", k.spilled));
   const Target* t = find_target(item.arch);
   if (!t || !(r.limit = limit_exceeded(item, k, *t))) return;

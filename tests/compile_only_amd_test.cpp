@@ -150,6 +150,27 @@ TEST_F(AmdCompileOnly, AgprsAreReportedAndTheBlockIsJudgedByWhatTheCodeAllows) {
   EXPECT_NE(c["notes"].dump().find(" AGPRs)"), std::string::npos) << c.dump();
 }
 
+// A struct argument is checked against the parameters of the AMD code object's metadata, where
+// no AMD GPU is: the example's twin that forgets the empty members is an ERROR naming both sizes.
+TEST_F(AmdCompileOnly, StructArgumentsAreCheckedAgainstTheCodeObjectsParameters) {
+  NEEDS_PRIVATE_HIPRTC();
+  run(std::string(REPO_DIR) + "/examples/struct_args_project/manifests", {"--arch", "gfx942,gfx950", "--hiprtc-root", kRoot});
+  const json r = results();
+  ASSERT_EQ(r["cases"].size(), 4u) << r.dump();
+  for (const json& c : r["cases"]) {
+    const std::string msg = c["message"];
+    if (c["kernel"] == "scaled_rows") {
+      EXPECT_EQ(c["status"], "PASS") << c.dump();
+      EXPECT_EQ(c["resources"]["param_bytes"], json::array({120})) << c.dump();
+    } else {
+      EXPECT_EQ(c["status"], "ERROR") << c.dump();
+      EXPECT_NE(msg.find("the manifest's arguments do not fit scaled_rows's parameters"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("struct of 96 bytes"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("does not match the kernel's parameter 0, 120 bytes"), std::string::npos) << msg;
+    }
+  }
+}
+
 // hkcheck adds the clang and HIP header folders of the root, and hip_runtime.h before its own
 // prelude, which the no-builtin-header mode leaves to the source.
 TEST_F(AmdCompileOnly, NoBuiltinHeaderModeCompilesACorpusKernel) {

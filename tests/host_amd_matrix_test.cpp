@@ -107,6 +107,14 @@ TEST_P(HostAmdMatrix, Gfx950InstructionsAreRefusedOnGfx942AsHiprtcRefusesThem) {
   const CompileOutput c = be->compile({mfma_kernel(kMfmas[6], ""), "mfma.hip", {}, {"mm"}});
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.log.find("__builtin_amdgcn_mfma_f32_32x32x16_bf16 is a gfx950 (CDNA4) instruction"), std::string::npos) << c.log;
+  // An inline function no kernel calls is not compiled to code, by hipRTC as here: no error.
+  const CompileOutput unused = be->compile({"#include <hip/hip_runtime.h>\n"
+                                            "typedef float v16 __attribute__((vector_size(64)));\n"
+                                            "typedef short v8 __attribute__((vector_size(16)));\n"
+                                            "inline void unused(v16& d, v8 a) { d = __builtin_amdgcn_mfma_f32_32x32x16_bf16(a, a, d, 0, 0, 0); }\n"
+                                            "__global__ void k(float* p) { p[0] = 1; }\n",
+                                            "unused.hip", {}, {"k"}});
+  EXPECT_TRUE(unused.ok) << unused.log;
 }
 
 TEST_P(HostAmdMatrix, RawBufferAccessesPastTheRecordsReadZeroAndWriteNothing) {

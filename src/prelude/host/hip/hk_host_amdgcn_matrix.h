@@ -69,10 +69,6 @@ __attribute__((no_sanitize("thread"))) HkC multiply(int m, int k, element e, con
   return out;
 }
 
-template <int HkN> struct refuse {
-  static constexpr bool no = false;
-};
-
 }  // namespace hk_host_mfma
 
 #define HK_HOST_MFMA(NAME, M, K, ELEMENT)                                                               \
@@ -80,12 +76,10 @@ template <int HkN> struct refuse {
   inline HkC NAME(HkV a, HkV b, HkC c, int cbsz, int abid, int blgp) {                                  \
     return hk_host_mfma::multiply(M, K, hk_host_mfma::ELEMENT, a, b, c, cbsz, abid, blgp);             \
   }
-// An instruction the other CDNA generation lacks: refused where it is called, as hipRTC refuses it.
-#define HK_HOST_MFMA_REFUSED(NAME, WHY)                             \
-  template <typename... HkA> inline float NAME(HkA...) {           \
-    static_assert(hk_host_mfma::refuse<sizeof...(HkA)>::no, WHY); \
-    return 0;                                                      \
-  }
+// An instruction the other CDNA generation lacks: a compile error where a call to it is emitted,
+// as hipRTC refuses it where it generates code for one; a library's unused inline function that
+// names it is no error, there as here.
+#define HK_HOST_MFMA_REFUSED(NAME, WHY) __attribute__((error(WHY))) hk_host_unemulated_value NAME(...);
 
 // CDNA3 and CDNA4 (gfx942 and gfx950) both have these.
 HK_HOST_MFMA(__builtin_amdgcn_mfma_f32_32x32x8bf16_1k, 32, 8, bf16)
