@@ -143,6 +143,35 @@ __global__ void tiles(float* sums, int* ballots, const float* x) {
   }
 }
 
+// Cooperative groups shuffle any trivially copyable type, 8 bytes at a time: a 16-byte float4
+// and a 12-byte struct come back whole from the lane they were read from.
+TEST_P(HostSubset, CooperativeGroupsShuffleValuesWiderThanEightBytes) {
+  const char* src = R"(#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct three { int a, b, c; };
+__global__ void wide(float4* out4, three* out3) {
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+  const int r = (int)cg::this_thread_block().thread_rank();
+  const float4 mine = make_float4(r, r + 0.25f, r + 0.5f, r + 0.75f);
+  const three t{r, -r, 3 * r};
+  out4[r] = tile.shfl_xor(mine, 1);
+  out3[r] = tile.shfl(t, 15);
+})";
+  const uint64_t d4 = be->alloc(32 * 16), d3 = be->alloc(32 * 12);
+  void* args[] = {const_cast<uint64_t*>(&d4), const_cast<uint64_t*>(&d3), nullptr};
+  be->launch(kernel(src, "wide"), {1, 1, 1}, {32, 1, 1}, 0, args);
+  be->synchronize();
+  const auto f = download<float>(d4, 32 * 4);
+  const auto t = download<int>(d3, 32 * 3);
+  for (int r = 0; r < 32; ++r) {
+    const int from = r ^ 1, last = r / 16 * 16 + 15;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(f[4 * r + i], from + 0.25f * i) << "lane " << r << " float " << i;
+    EXPECT_EQ(t[3 * r], last) << r;
+    EXPECT_EQ(t[3 * r + 1], -last) << r;
+    EXPECT_EQ(t[3 * r + 2], 3 * last) << r;
+  }
+}
+
 TEST_P(HostSubset, WhatTheCpuCannotRunIsNamedOnItsLine) {
   const CompileOutput a = be->compile({"__global__ void k(int* p) {\n  asm volatile(\"membar.gl;\");\n}\n", "asm.cu", {}, {"k"}});
   EXPECT_FALSE(a.ok);

@@ -175,25 +175,54 @@ template <typename HkT> inline HkT hk_host_exchange(HkT v, int src, const hk_hos
   memcpy(&r, &got, sizeof(HkT));
   return r;
 }
+// Any trivially copyable value, 8 bytes at a time, as cooperative groups' shfl moves one: every
+// lane takes part in each piece, since every lane shuffles the same type.
+template <typename HkT> inline HkT hk_host_exchange_any(HkT v, int src, const hk_host_site& at) {
+  static_assert(std::is_trivially_copyable<HkT>::value, "shuffles move trivially copyable values");
+  unsigned char bytes[sizeof(HkT)];
+  memcpy(bytes, &v, sizeof(HkT));
+  for (size_t off = 0; off < sizeof(HkT); off += 8) {
+    uint64_t piece = 0;
+    const size_t n = sizeof(HkT) - off < 8 ? sizeof(HkT) - off : 8;
+    memcpy(&piece, bytes + off, n);
+    piece = hk_host_rt->exchange(piece, src, &at);
+    memcpy(bytes + off, &piece, n);
+  }
+  HkT r;
+  memcpy(&r, bytes, sizeof(HkT));
+  return r;
+}
 inline int hk_host_lane() { return hk_host_rt->current()->lane; }
+// The lane each shuffle reads, within segments of `width` lanes: its own where the source lies
+// outside its segment (xor, down, up), as on the GPU.
+inline int hk_host_src_idx(int lane, int src, int width) { return (lane & ~(width - 1)) + (src & (width - 1)); }
+inline int hk_host_src_xor(int lane, int mask, int width) {
+  const int src = lane ^ mask;
+  return (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane;
+}
+inline int hk_host_src_down(int lane, int delta, int width) {
+  const int src = lane + delta;
+  return (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane;
+}
+inline int hk_host_src_up(int lane, int delta, int width) {
+  const int src = lane - delta;
+  return src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane;
+}
 template <typename HkT>
 inline HkT __shfl_sync(unsigned long long, HkT v, int src, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_sync") {
-  return hk_host_exchange(v, (hk_host_lane() & ~(width - 1)) + (src & (width - 1)), hk_host_site{hk_what, hk_file, hk_line});
+  return hk_host_exchange(v, hk_host_src_idx(hk_host_lane(), src, width), hk_host_site{hk_what, hk_file, hk_line});
 }
 template <typename HkT>
 inline HkT __shfl_xor_sync(unsigned long long, HkT v, int mask, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_xor_sync") {
-  const int lane = hk_host_lane(), src = lane ^ mask;
-  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
+  return hk_host_exchange(v, hk_host_src_xor(hk_host_lane(), mask, width), hk_host_site{hk_what, hk_file, hk_line});
 }
 template <typename HkT>
 inline HkT __shfl_down_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_down_sync") {
-  const int lane = hk_host_lane(), src = lane + delta;
-  return hk_host_exchange(v, (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
+  return hk_host_exchange(v, hk_host_src_down(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line});
 }
 template <typename HkT>
 inline HkT __shfl_up_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_up_sync") {
-  const int lane = hk_host_lane(), src = lane - delta;
-  return hk_host_exchange(v, src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane, hk_host_site{hk_what, hk_file, hk_line});
+  return hk_host_exchange(v, hk_host_src_up(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line});
 }
 inline unsigned long long hk_host_ballot(int pred, unsigned long long mask, const char* what, const char* file, int line) {
   const hk_host_site at{what, file, line};

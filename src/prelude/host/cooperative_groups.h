@@ -36,10 +36,20 @@ class thread_block_tile {
   unsigned long long num_threads() const { return HkSize; }
   unsigned long long meta_group_rank() const { return this_thread_block().thread_rank() / HkSize; }
   unsigned long long meta_group_size() const { return (this_thread_block().num_threads() + HkSize - 1) / HkSize; }
-  template <typename HkT> HkT shfl(HkT v, int src) const { return __shfl_sync(~0ull, v, src, HkSize); }
-  template <typename HkT> HkT shfl_down(HkT v, unsigned int d) const { return __shfl_down_sync(~0ull, v, d, HkSize); }
-  template <typename HkT> HkT shfl_up(HkT v, unsigned int d) const { return __shfl_up_sync(~0ull, v, d, HkSize); }
-  template <typename HkT> HkT shfl_xor(HkT v, unsigned int m) const { return __shfl_xor_sync(~0ull, v, m, HkSize); }
+  // Values of any trivially copyable type, as CUDA's cooperative groups shuffle them (a raw
+  // __shfl_sync moves at most 8 bytes).
+  template <typename HkT> HkT shfl(HkT v, int src, HK_HOST_CALLER) const {
+    return hk_host_exchange_any(v, hk_host_src_idx(hk_host_lane(), src, HkSize), hk_host_site{"shfl", hk_file, hk_line});
+  }
+  template <typename HkT> HkT shfl_down(HkT v, unsigned int d, HK_HOST_CALLER) const {
+    return hk_host_exchange_any(v, hk_host_src_down(hk_host_lane(), (int)d, HkSize), hk_host_site{"shfl_down", hk_file, hk_line});
+  }
+  template <typename HkT> HkT shfl_up(HkT v, unsigned int d, HK_HOST_CALLER) const {
+    return hk_host_exchange_any(v, hk_host_src_up(hk_host_lane(), (int)d, HkSize), hk_host_site{"shfl_up", hk_file, hk_line});
+  }
+  template <typename HkT> HkT shfl_xor(HkT v, unsigned int m, HK_HOST_CALLER) const {
+    return hk_host_exchange_any(v, hk_host_src_xor(hk_host_lane(), (int)m, HkSize), hk_host_site{"shfl_xor", hk_file, hk_line});
+  }
   unsigned long long ballot(int pred) const {
     const unsigned int first = (unsigned int)(hk_host_lane() / HkSize) * HkSize;  // this tile's lanes in the warp
     const unsigned long long lanes = HkSize == 64 ? ~0ull : ((1ull << HkSize) - 1);
