@@ -67,6 +67,7 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // assembly, an AMD built-in): it stops the case where it runs, naming it (source_rewrite.h).
 struct hk_host_unemulated_value {
   template <typename HkT> operator HkT() const { __builtin_unreachable(); }
+  hk_host_unemulated_value operator[](long long) const { return *this; }  // a vector result's element
 };
 struct hk_host_unemulated {
   const char *what, *file;
