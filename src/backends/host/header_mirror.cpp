@@ -2,9 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "backends/host/source_rewrite.h"
+#include "file_util.h"
 #include "include_closure.h"
 #include "line_directive.h"
 
@@ -12,15 +12,6 @@ namespace fs = std::filesystem;
 
 namespace hk::host {
 namespace {
-
-bool read_text(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return true;
-}
 
 std::string inside(const std::string& root, const std::string& absolute) { return root + absolute; }
 
@@ -35,7 +26,11 @@ MirroredHeaders mirror_headers_for_host(const std::string& source, const std::st
   for (const std::string& f : files) {
     std::string text;
     const std::string path = fs::absolute(f).lexically_normal().string();
-    if (!read_text(path, &text)) continue;
+    try {
+      text = read_file(path, "header");
+    } catch (const std::exception&) {
+      continue;  // the compiler says what it cannot read
+    }
     std::string rewritten = rewrite_header_for_host(text);
     changed |= rewritten != text;
     copies.emplace_back(path, line_directive(1, path) + "\n" + rewritten);
