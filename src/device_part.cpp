@@ -121,6 +121,29 @@ class Extractor {
     return std::any_of(units_.begin(), units_.end(), [](const Unit& u) { return u.device; });
   }
 
+  // Whether every name of roots is a kernel that a header of the file declares.
+  bool kernels_in_headers(const std::set<std::string>& roots) {
+    if (roots.empty()) return false;
+    if (!header_kernels_built_) {
+      header_kernels_built_ = true;
+      clang_visitChildren(
+          clang_getTranslationUnitCursor(tu_),
+          [](CXCursor c, CXCursor, CXClientData d) {
+            auto* self = static_cast<Extractor*>(d);
+            CXFile file = nullptr;
+            offset_of(clang_getCursorLocation(c), &file);
+            const CXCursorKind k = clang_getCursorKind(c);
+            if (!file || clang_File_isEqual(file, self->main_)) return CXChildVisit_Continue;
+            if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+            if ((k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate) && has_attribute(c, CXCursor_CUDAGlobalAttr))
+              self->header_kernels_.insert(Str(clang_getCursorSpelling(c)).str());
+            return CXChildVisit_Continue;
+          },
+          this);
+    }
+    return std::all_of(roots.begin(), roots.end(), [&](const std::string& r) { return header_kernels_.count(r) > 0; });
+  }
+
   // Keeps the device units (with roots: only the kernels named there), the units at the offsets
   // of used (what a file that includes this one uses of it) and, transitively, every unit and
   // include they refer to.
@@ -137,6 +160,12 @@ class Extractor {
       const bool root = roots.empty() ? u.device : u.kernel && roots.count(Str(clang_getCursorSpelling(u.cursor)).str());
       if (root || always_kept(u.cursor) || used_by_includer(u)) units_[i].keep = true, todo.push_back(i);
     }
+    // A kernel the file only includes (from its _kernel.cuh, as samples keep them): the include it
+    // comes through is kept, and the file's host code around it is dropped.
+    std::set<std::string> elsewhere = roots;
+    for (const Unit& u : units_)
+      if (u.kernel) elsewhere.erase(Str(clang_getCursorSpelling(u.cursor)).str());
+    if (!elsewhere.empty()) keep_headers_named_in(elsewhere);
     // What the includer uses of a header this one includes keeps that include.
     for (const auto& [file, offsets] : used)
       if (CXFile f = clang_getFile(tu_, file.c_str()); f && !clang_File_isEqual(f, main_)) keep_include_of(f);
@@ -424,7 +453,13 @@ class Extractor {
           } else if (k == CXCursor_MacroDefinition) {
             self->macro_definitions_[Str(clang_getCursorSpelling(c)).str()] = clang_getCursorExtent(c);
           } else if (is_container(self->tu_, c)) {
+            const size_t before = self->units_.size();
             self->collect_units(c);
+            // extern "C" void f() {...}: a linkage without braces holds one declaration, and
+            // blanking the declaration blanks the linkage with it (else `extern "C"` stays behind).
+            const CXSourceRange r = clang_getCursorExtent(c);
+            if (self->units_.size() == before + 1 && self->units_.back().end == offset_of(clang_getRangeEnd(r)))
+              self->units_.back().begin = offset_of(clang_getRangeStart(r));
           } else if (clang_isDeclaration(k)) {
             CXSourceRange r = clang_getCursorExtent(c);
             self->units_.push_back({c, offset_of(clang_getRangeStart(r)), offset_of(clang_getRangeEnd(r)),
@@ -539,6 +574,8 @@ class Extractor {
   std::vector<CXCursor> refs_;
   std::vector<Instantiation> instantiations_;
   UsedDeclarations used_elsewhere_;
+  std::set<std::string> header_kernels_;  // kernels the file's headers declare (kernels_in_headers)
+  bool header_kernels_built_ = false;
 };
 
 // The options of the compile that shape the parse: macros, include folders, the language standard.
@@ -571,7 +608,10 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   // The run-time compiler's macro as the compile will see it: hipRTC 7.2 leaves __HIPCC_RTC__
   // undefined in its no-builtin-header mode (and defining it there breaks the real HIP headers),
   // so code under #ifndef __HIPCC_RTC__ is compiled there, and is parsed here as such.
-  if (!hip) args.push_back("-D__CUDACC_RTC__");
+  // nvcc includes <cuda_runtime.h> into every file, so code under #ifdef __DRIVER_TYPES_H__ (a
+  // helper of cuda-samples taking a cudaError_t) is live there, and under NVRTC where the file
+  // includes it: parsed as live, its host functions are found and left out.
+  if (!hip) args.insert(args.end(), {"-D__CUDACC_RTC__", "-D__DRIVER_TYPES_H__"});
   else if (std::find(options.begin(), options.end(), "--hiprtc-no-builtin-header") == options.end()) args.push_back("-D__HIPCC_RTC__");
   if (!context.empty()) args.insert(args.end(), {"-include", context.back().path});
   for (std::string& o : parse_options(options)) args.push_back(std::move(o));
@@ -595,9 +635,10 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   std::unique_ptr<CXTranslationUnitImpl, decltype(clang_disposeTranslationUnit)> owned(tu, clang_disposeTranslationUnit);
   Extractor x(tu, path, hip);
   x.collect(static_cast<unsigned>(source.size()));
-  if (!x.any_device() && used.empty()) return DevicePart{source, {}, {}, {}};  // nothing recognisably device code: leave the file to the compiler
   std::set<std::string> root_names;
   for (const std::string& r : roots) root_names.insert(entry_function(r));
+  // Nothing recognisably device code, and no kernel of its headers asked for: leave the file to the compiler.
+  if (!x.any_device() && used.empty() && !x.kernels_in_headers(root_names)) return DevicePart{source, {}, {}, {}};
   x.close_over_references(root_names, used);
   x.keep_namespace_uses();
   return x.blank(source, !roots.empty());

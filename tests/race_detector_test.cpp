@@ -52,7 +52,7 @@ TEST(RaceDetector, WarpCollectiveOrdersLanesOfOneWarpOnly) {
   Launch l(1);
   l.block(0);
   l.write(3, &l.shared[3]);
-  l.d.warp_barrier(0, 32);
+  l.d.warp_barrier(0, 0xffffffffull);  // lanes 0-31
   l.read(4, &l.shared[3]);
   EXPECT_FALSE(l.d.take_report());
   l.read(33, &l.shared[3]);  // another warp: nothing orders it after the write

@@ -59,7 +59,7 @@ extern "C" const struct hk_host_runtime* hk_host_rt;
 #define HK_HOST_STR(x) HK_HOST_STR2(x)
 inline void hk_host_syncthreads_at(const char* site) { hk_host_rt->sync_block(site); }
 #define __syncthreads() hk_host_syncthreads_at(__FILE__ ":" HK_HOST_STR(__LINE__))
-inline void __syncwarp(unsigned long long = ~0ull) { hk_host_rt->sync_warp(); }
+inline void __syncwarp(unsigned long long hk_members = ~0ull) { hk_host_rt->sync_warp(hk_members); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 [[noreturn]] inline void __trap() { __builtin_trap(); }
@@ -167,11 +167,12 @@ template <typename HkA, typename HkB> inline typename std::common_type<HkA, HkB>
 // was called (the defaults are the caller's file and line), so that a shuffle reading a lane that
 // has returned, or a ballot whose mask names one, is reported there (hk_host_abi.h).
 #define HK_HOST_CALLER const char *hk_file = __builtin_FILE(), int hk_line = __builtin_LINE()
-template <typename HkT> inline HkT hk_host_exchange(HkT v, int src, const hk_host_site& at) {
+// `members` is the collective's mask (hk_host_abi.h): 0 for every live lane.
+template <typename HkT> inline HkT hk_host_exchange(HkT v, int src, const hk_host_site& at, unsigned long long members = 0) {
   static_assert(sizeof(HkT) <= 8 && std::is_trivially_copyable<HkT>::value, "shuffles move at most 8 bytes");
   uint64_t bits = 0;
   memcpy(&bits, &v, sizeof(HkT));
-  const uint64_t got = hk_host_rt->exchange(bits, src, &at);
+  const uint64_t got = hk_host_rt->exchange(bits, src, members, &at);
   HkT r;
   memcpy(&r, &got, sizeof(HkT));
   return r;
@@ -186,7 +187,7 @@ template <typename HkT> inline HkT hk_host_exchange_any(HkT v, int src, const hk
     uint64_t piece = 0;
     const size_t n = sizeof(HkT) - off < 8 ? sizeof(HkT) - off : 8;
     memcpy(&piece, bytes + off, n);
-    piece = hk_host_rt->exchange(piece, src, &at);
+    piece = hk_host_rt->exchange(piece, src, 0, &at);
     memcpy(bytes + off, &piece, n);
   }
   HkT r;
@@ -210,20 +211,20 @@ inline int hk_host_src_up(int lane, int delta, int width) {
   return src >= 0 && (src & ~(width - 1)) == (lane & ~(width - 1)) ? src : lane;
 }
 template <typename HkT>
-inline HkT __shfl_sync(unsigned long long, HkT v, int src, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_sync") {
-  return hk_host_exchange(v, hk_host_src_idx(hk_host_lane(), src, width), hk_host_site{hk_what, hk_file, hk_line});
+inline HkT __shfl_sync(unsigned long long hk_members, HkT v, int src, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_sync") {
+  return hk_host_exchange(v, hk_host_src_idx(hk_host_lane(), src, width), hk_host_site{hk_what, hk_file, hk_line}, hk_members);
 }
 template <typename HkT>
-inline HkT __shfl_xor_sync(unsigned long long, HkT v, int mask, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_xor_sync") {
-  return hk_host_exchange(v, hk_host_src_xor(hk_host_lane(), mask, width), hk_host_site{hk_what, hk_file, hk_line});
+inline HkT __shfl_xor_sync(unsigned long long hk_members, HkT v, int mask, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_xor_sync") {
+  return hk_host_exchange(v, hk_host_src_xor(hk_host_lane(), mask, width), hk_host_site{hk_what, hk_file, hk_line}, hk_members);
 }
 template <typename HkT>
-inline HkT __shfl_down_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_down_sync") {
-  return hk_host_exchange(v, hk_host_src_down(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line});
+inline HkT __shfl_down_sync(unsigned long long hk_members, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_down_sync") {
+  return hk_host_exchange(v, hk_host_src_down(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line}, hk_members);
 }
 template <typename HkT>
-inline HkT __shfl_up_sync(unsigned long long, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_up_sync") {
-  return hk_host_exchange(v, hk_host_src_up(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line});
+inline HkT __shfl_up_sync(unsigned long long hk_members, HkT v, int delta, int width = warpSize, HK_HOST_CALLER, const char* hk_what = "__shfl_up_sync") {
+  return hk_host_exchange(v, hk_host_src_up(hk_host_lane(), delta, width), hk_host_site{hk_what, hk_file, hk_line}, hk_members);
 }
 inline unsigned long long hk_host_ballot(int pred, unsigned long long mask, const char* what, const char* file, int line) {
   const hk_host_site at{what, file, line};

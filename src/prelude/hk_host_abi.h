@@ -4,7 +4,7 @@
 #pragma once
 #include <stdint.h>
 
-#define HK_HOST_ABI_VERSION 4
+#define HK_HOST_ABI_VERSION 5
 
 struct hk_host_dim3 {
   unsigned int x, y, z;
@@ -32,13 +32,17 @@ struct hk_host_runtime {
   // __syncthreads: every live thread of the block arrives, all at one site ("file:line": threads
   // waiting at two different __syncthreads are reported, as undefined on a GPU)
   void (*sync_block)(const char* site);
-  void (*sync_warp)(void);   // __syncwarp: every live lane of the warp arrives
-  // Every live lane offers a value; each gets the value offered by lane src, or its own when src
+  // Warp collectives take a mask of the lanes that take part, as CUDA's *_sync built-ins do: the
+  // caller waits for those lanes only, so lanes outside it may be elsewhere (at __syncthreads).
+  // 0, and a mask holding all of lanes 0-31 (CUDA's full mask, on either warp size), mean every
+  // live lane of the warp; the caller always takes part.
+  void (*sync_warp)(uint64_t members);  // __syncwarp
+  // Each taking part offers a value and gets the value offered by lane src, or its own when src
   // is not a lane of the warp. A src that has returned is reported (LaunchFinding): on a GPU the
   // value is undefined.
-  uint64_t (*exchange)(uint64_t value, int src_lane, const struct hk_host_site* site);
-  // Bit i set when lane i offered a non-zero predicate. A lane of mask that has returned is
-  // reported (mask 0: the lanes that are live, HIP's __ballot).
+  uint64_t (*exchange)(uint64_t value, int src_lane, uint64_t members, const struct hk_host_site* site);
+  // Bit i set when lane i took part and offered a non-zero predicate. A lane of mask that has
+  // returned is reported (mask 0: the lanes that are live, HIP's __ballot).
   uint64_t (*ballot)(int predicate, uint64_t mask, const struct hk_host_site* site);
   // Race detection (--races): a kernel built with the compiler's thread-sanitizer instrumentation
   // reports each memory access, atomic and fence here (hk_host_races.c); no-ops otherwise.

@@ -19,8 +19,7 @@ BlockScheduler::BlockScheduler(int threads_per_block, int warp_size, size_t stac
       warps_((threads_per_block + warp_size - 1) / warp_size),
       stacks_(threads_per_block, stack_bytes),
       fibers_(static_cast<size_t>(threads_per_block)) {
-  slots_[0].assign(static_cast<size_t>(warps_ * warp_size_), 0);
-  slots_[1].assign(static_cast<size_t>(warps_ * warp_size_), 0);
+  slots_.assign(static_cast<size_t>(warps_ * warp_size_), 0);
 }
 
 void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host_dim3 grid_dim, void* dynamic_shared,
@@ -41,7 +40,6 @@ void BlockScheduler::run(hk_host_dim3 block_idx, hk_host_dim3 block_dim, hk_host
     f.thread.lane = i % warp_size_;
     f.thread.warp = i / warp_size_;
     f.state = State::runnable;
-    f.exchange_parity = 0;
     f.collectives = 0;
     fiber_prepare(f.context, stacks_.base(i), stacks_.bytes(), &BlockScheduler::fiber_main);
   }
@@ -94,21 +92,7 @@ void BlockScheduler::switch_onward(FiberContext& from, Fiber* f) {
 // Opens the barriers whose every live participant has arrived; false when none can open.
 bool BlockScheduler::release_barriers() {
   bool released = false;
-  for (int w = 0; w < warps_; ++w) {
-    int waiting = 0, blocked_elsewhere = 0;
-    const int first = w * warp_size_, last = std::min(threads_, first + warp_size_);
-    for (int i = first; i < last; ++i) {
-      const State st = fibers_[static_cast<size_t>(i)].state;
-      if (st == State::at_warp_barrier) ++waiting;
-      else if (st != State::done) ++blocked_elsewhere;
-    }
-    if (waiting > 0 && blocked_elsewhere == 0) {
-      for (int i = first; i < last; ++i)
-        if (fibers_[static_cast<size_t>(i)].state == State::at_warp_barrier) fibers_[static_cast<size_t>(i)].state = State::runnable;
-      if (races_) races_->warp_barrier(first, last);
-      released = true;
-    }
-  }
+  for (int w = 0; w < warps_; ++w) released |= release_warp(w);
   if (released) return true;
   int at_block = 0;
   for (const Fiber& f : fibers_) {
@@ -172,7 +156,67 @@ void BlockScheduler::sync_block(const char* site) {
   tls_scheduler->yield(State::at_block_barrier);
 }
 
-void BlockScheduler::sync_warp() { tls_scheduler->yield(State::at_warp_barrier); }
+// The lanes of warp w that exist in this block, as a mask.
+uint64_t BlockScheduler::lanes_of_warp(int w) const {
+  const int n = std::min(warp_size_, threads_ - w * warp_size_);
+  return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+}
+
+// Opens, in warp w, every collective whose lanes have all arrived (or ended); a lane whose
+// members wait elsewhere (at __syncthreads) keeps waiting, as on the GPU.
+bool BlockScheduler::release_warp(int w) {
+  const int first = w * warp_size_;
+  const uint64_t lanes = lanes_of_warp(w);
+  uint64_t waiting = 0, live = 0;
+  for (int l = 0; l < warp_size_ && (lanes >> l & 1); ++l) {
+    const State st = fibers_[static_cast<size_t>(first + l)].state;
+    waiting |= uint64_t{st == State::at_warp_barrier} << l;
+    live |= uint64_t{st != State::done} << l;
+  }
+  uint64_t opened = 0;
+  for (int l = 0; l < warp_size_ && (lanes >> l & 1); ++l)
+    if ((waiting >> l & 1) && !(opened >> l & 1)) {
+      const uint64_t group = fibers_[static_cast<size_t>(first + l)].members & lanes & waiting;
+      if ((fibers_[static_cast<size_t>(first + l)].members & lanes & live & ~waiting) != 0) continue;
+      open_collective(w, group);
+      opened |= group;
+    }
+  return opened != 0;
+}
+
+// Hands each lane of `group` (all waiting in warp w) its result, then lets them run.
+void BlockScheduler::open_collective(int w, uint64_t group) {
+  const int first = w * warp_size_;
+  uint64_t predicates = 0;
+  for (int l = 0; l < warp_size_; ++l)
+    if ((group >> l & 1) && slots_[static_cast<size_t>(first + l)]) predicates |= uint64_t{1} << l;
+  for (int l = 0; l < warp_size_; ++l) {
+    if (!(group >> l & 1)) continue;
+    Fiber& f = fibers_[static_cast<size_t>(first + l)];
+    const int src = f.src_lane;
+    if (f.kind == Fiber::Kind::ballot) f.result = predicates;
+    else if (f.kind == Fiber::Kind::exchange)
+      f.result = src < 0 || src >= warp_size_ || first + src >= threads_ ? slots_[static_cast<size_t>(first + l)]
+                                                                          : slots_[static_cast<size_t>(first + src)];
+    f.state = State::runnable;
+  }
+  if (races_) races_->warp_barrier(first, group);
+}
+
+// Offers a value at a warp collective and waits until the scheduler opens it. CUDA's full mask
+// (lanes 0-31) means the whole warp on a warp of 64 too, as 0 does.
+void BlockScheduler::wait_in_warp(Fiber* f, uint64_t members, Fiber::Kind kind, uint64_t value, int src_lane) {
+  const bool whole = members == 0 || (members & 0xffffffffull) == 0xffffffffull;
+  f->members = (whole ? ~uint64_t{0} : members) | uint64_t{1} << f->thread.lane;
+  f->kind = kind;
+  f->src_lane = src_lane;
+  slots_[static_cast<size_t>(f->thread.warp * warp_size_ + f->thread.lane)] = value;
+  yield(State::at_warp_barrier);
+}
+
+void BlockScheduler::sync_warp(uint64_t members) {
+  tls_scheduler->wait_in_warp(static_cast<Fiber*>(tls_fiber), members, Fiber::Kind::sync, 0, 0);
+}
 
 // "__shfl_down_sync at k.cu:12 in block (0,0,0), warp 1: lane 5 reads lane 21, which has returned".
 void BlockScheduler::note_returned_lanes(const hk_host_site* site, int lane, uint64_t returned, const char* how) {
@@ -194,40 +238,29 @@ bool BlockScheduler::returned_before(int thread, uint64_t collective) const {
   return f.state == State::done && f.collectives < collective;
 }
 
-uint64_t BlockScheduler::exchange(uint64_t value, int src_lane, const hk_host_site* site) {
+uint64_t BlockScheduler::exchange(uint64_t value, int src_lane, uint64_t members, const hk_host_site* site) {
   BlockScheduler* s = tls_scheduler;
   Fiber* f = static_cast<Fiber*>(tls_fiber);
   const uint64_t collective = ++f->collectives;
-  const int parity = f->exchange_parity;
-  f->exchange_parity ^= 1;
+  s->wait_in_warp(f, members, Fiber::Kind::exchange, value, src_lane);
   const int base = f->thread.warp * s->warp_size_;
-  const int me = base + f->thread.lane;
-  s->slots_[parity][static_cast<size_t>(me)] = value;
-  s->yield(State::at_warp_barrier);
-  if (src_lane < 0 || src_lane >= s->warp_size_ || base + src_lane >= s->threads_) return value;
-  if (s->returned_before(base + src_lane, collective))
+  if (src_lane >= 0 && src_lane < s->warp_size_ && base + src_lane < s->threads_ && s->returned_before(base + src_lane, collective))
     s->note_returned_lanes(site, f->thread.lane, uint64_t{1} << src_lane, "reads");
-  return s->slots_[parity][static_cast<size_t>(base + src_lane)];
+  return f->result;
 }
 
 uint64_t BlockScheduler::ballot(int predicate, uint64_t mask, const hk_host_site* site) {
   BlockScheduler* s = tls_scheduler;
   Fiber* f = static_cast<Fiber*>(tls_fiber);
   const uint64_t collective = ++f->collectives;
-  const int parity = f->exchange_parity;
-  f->exchange_parity ^= 1;
+  s->wait_in_warp(f, mask, Fiber::Kind::ballot, predicate != 0, 0);
   const int base = f->thread.warp * s->warp_size_;
-  const int lanes = std::min(s->warp_size_, s->threads_ - base);
-  s->slots_[parity][static_cast<size_t>(base + f->thread.lane)] = predicate != 0;
-  s->yield(State::at_warp_barrier);
-  uint64_t bits = 0, returned = 0;
-  // A lane that took part counts even if it has ended since (it ran on first after the barrier).
-  for (int l = 0; l < lanes; ++l) {
+  uint64_t returned = 0;
+  const uint64_t lanes = s->lanes_of_warp(f->thread.warp);
+  for (int l = 0; l < s->warp_size_ && (lanes >> l & 1); ++l)
     if (s->returned_before(base + l, collective)) returned |= (mask >> l & 1) << l;
-    else if (s->slots_[parity][static_cast<size_t>(base + l)]) bits |= uint64_t{1} << l;
-  }
   s->note_returned_lanes(site, f->thread.lane, returned, "has in its mask");
-  return bits;
+  return f->result;
 }
 
 int BlockScheduler::race_thread() {

@@ -46,7 +46,12 @@ class BlockScheduler {
     FiberContext context;
     hk_host_thread thread;
     State state = State::runnable;
-    int exchange_parity = 0;  // which of the two slot sets the next collective uses
+    // The warp collective it waits at: the lanes it waits for (its own included), what kind,
+    // the lane it reads; the scheduler sets `result` when it opens the collective.
+    uint64_t members = 0;
+    enum class Kind { sync, exchange, ballot } kind = Kind::sync;
+    int src_lane = 0;
+    uint64_t result = 0;
     uint64_t collectives = 0;  // warp collectives it has entered: a lane with fewer left before the current one
     const char* barrier_site = "";  // the __syncthreads it waits at ("file:line")
   };
@@ -54,8 +59,8 @@ class BlockScheduler {
   static void fiber_main();
   static hk_host_thread* current();
   static void sync_block(const char* site);
-  static void sync_warp();
-  static uint64_t exchange(uint64_t value, int src_lane, const hk_host_site* site);
+  static void sync_warp(uint64_t members);
+  static uint64_t exchange(uint64_t value, int src_lane, uint64_t members, const hk_host_site* site);
   static uint64_t ballot(int predicate, uint64_t mask, const hk_host_site* site);
   void note_returned_lanes(const hk_host_site* site, int lane, uint64_t returned, const char* how);
   bool returned_before(int thread, uint64_t collective) const;
@@ -64,6 +69,10 @@ class BlockScheduler {
   static void race_fence();
   static int race_thread();  // the running fiber's index, or -1 outside a launch
   void yield(State waiting);
+  void wait_in_warp(Fiber* f, uint64_t members, Fiber::Kind kind, uint64_t value, int src_lane);
+  uint64_t lanes_of_warp(int warp) const;
+  bool release_warp(int warp);
+  void open_collective(int warp, uint64_t lanes);
   Fiber* runnable_from(size_t i);
   void switch_onward(FiberContext& from, Fiber* f);
   bool release_barriers();
@@ -73,9 +82,9 @@ class BlockScheduler {
   int threads_, warp_size_, warps_;
   FiberStacks stacks_;
   std::vector<Fiber> fibers_;
-  // Two sets of per-thread slots for warp collectives, used alternately: a lane can only start
-  // writing a set again after a later barrier that every lane passed, i.e. after all read it.
-  std::vector<uint64_t> slots_[2];
+  // What each thread offers at the warp collective it waits at. Results are taken from it when
+  // the collective opens, before any lane that takes part can offer again.
+  std::vector<uint64_t> slots_;
   FiberContext scheduler_context_;
   int live_ = 0;
   Entry entry_ = nullptr;

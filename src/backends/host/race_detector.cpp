@@ -176,15 +176,17 @@ void RaceDetector::block_barrier() {
   }
 }
 
-void RaceDetector::warp_barrier(int first, int last) {
-  Knowledge lanes;
-  for (int j = first; j < last; ++j) {
-    const size_t u = static_cast<size_t>(j);
+void RaceDetector::warp_barrier(int first, uint64_t lanes) {
+  Knowledge known;
+  for (int l = 0; l < 64; ++l) {
+    if (!(lanes >> l & 1)) continue;
+    const size_t u = static_cast<size_t>(first + l);
     warp_sync_[u] = ++clock_[u];
-    join(lanes, own_[u]);
+    join(known, own_[u]);
   }
-  if (lanes.empty()) return;
-  for (int j = first; j < last; ++j) own_[static_cast<size_t>(j)] = lanes;
+  if (known.empty()) return;
+  for (int l = 0; l < 64; ++l)
+    if (lanes >> l & 1) own_[static_cast<size_t>(first + l)] = known;
 }
 
 std::optional<RaceReport> RaceDetector::take_report() {

@@ -50,7 +50,7 @@ class RaceDetector {
   void atomic(int thread, uintptr_t address);
   void fence(int thread);
   void block_barrier();                   // every thread of the block passed a __syncthreads
-  void warp_barrier(int first, int last);  // threads [first, last) passed a warp collective
+  void warp_barrier(int first, uint64_t lanes);  // threads first + l, each lane l of `lanes`, passed a warp collective
 
   // The first race of the launch (its count of racing pairs in `pairs`), or none.
   std::optional<RaceReport> take_report();
