@@ -19,8 +19,13 @@
 #include <string_view>
 #include <thread>
 
+#include <grp.h>
+
+#include "backends/host/compile_user.h"
 #include "interrupt.h"
 #include "orphans.h"
+
+extern char** environ;
 
 namespace hk::host {
 namespace {
@@ -60,22 +65,40 @@ void close_between(unsigned first, unsigned last) {
 // (cache_seal.h) that another thread held at the fork then stayed held for the command's whole
 // time, and whoever waited for the entry waited that long (a cold run's reference libraries
 // waited 5 s for the runtime object, held by the precompiled header's supervisor).
-void close_inherited(int keep_a, int keep_b) {
+// keep: sorted, and made before the fork (the child may not allocate).
+void close_inherited(const int* keep, size_t n) {
   unsigned from = 3;
-  for (const int keep : {std::min(keep_a, keep_b), std::max(keep_a, keep_b)}) {
-    if (keep < 0 || static_cast<unsigned>(keep) < from) continue;  // a standard descriptor: never closed here
-    close_between(from, static_cast<unsigned>(keep) - 1);
-    from = static_cast<unsigned>(keep) + 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (keep[i] < 0 || static_cast<unsigned>(keep[i]) < from) continue;  // a standard descriptor: never closed here
+    close_between(from, static_cast<unsigned>(keep[i]) - 1);
+    from = static_cast<unsigned>(keep[i]) + 1;
   }
   close_between(from, ~0u);
+}
+
+// What the command child does besides exec, made before the fork: the descriptors it keeps (the
+// folders CompileAccess reaches it through), its environment, and whether it leaves root.
+struct Child {
+  std::vector<int> keep;         // sorted: the log, /dev/null and the folders
+  std::vector<int> folders;      // inherited by the command: close-on-exec cleared
+  std::vector<std::string> env;  // the environment, TMPDIR replaced when given
+  std::vector<char*> envp;
+  bool leave_root = false;
+  std::string cwd;  // under root: the command's own folder (hkcheck's may be root's alone, and -include looks there first)
+};
+
+// Root leaves for the compile user (compile_user.h); false when it could not.
+bool leave_root_for_compile_user() {
+  return setgroups(0, nullptr) == 0 && setresgid(kCompileUserId, kCompileUserId, kCompileUserId) == 0 &&
+         setresuid(kCompileUserId, kCompileUserId, kCompileUserId) == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
 }
 
 // The supervisor, in the forked child: only async-signal-safe calls (the parent has threads).
 // It leads a new process group, kills it when its parent thread dies or it is told to stop, and
 // otherwise waits for the command and exits as it did.
-[[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent, rlim_t memory) {
+[[noreturn]] void supervise(const char* program, char* const* argv, int null_fd, int log_fd, pid_t parent, rlim_t memory, const Child& child) {
   setpgid(0, 0);
-  close_inherited(null_fd, log_fd);
+  close_inherited(child.keep.data(), child.keep.size());
   struct sigaction sa {};
   sa.sa_handler = kill_own_group;
   sigemptyset(&sa.sa_mask);
@@ -93,7 +116,15 @@ void close_inherited(int keep_a, int keep_b) {
       const rlimit lim{memory, memory};
       setrlimit(RLIMIT_AS, &lim);
     }
-    execv(program, argv);  // the handlers above are reset to the default by exec
+    for (int fd : child.folders) fcntl(fd, F_SETFD, 0);
+    if (child.leave_root && !leave_root_for_compile_user()) {
+      const char msg[] = "hkcheck: the compiler was not started: it could not leave root for its own user\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      _exit(126);
+    }
+    if (child.leave_root) prctl(PR_SET_PDEATHSIG, SIGKILL);  // a change of user cleared it
+    if (!child.cwd.empty() && chdir(child.cwd.c_str()) != 0) _exit(126);
+    execve(program, argv, child.envp.data());  // the handlers above are reset to the default by exec
     const char msg[] = "cannot execute the compiler\n";
     (void)!write(2, msg, sizeof msg - 1);
     _exit(127);
@@ -142,7 +173,8 @@ int wait_bounded(pid_t pid, double limit_s, CommandRun& r) {
 
 }  // namespace
 
-CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds) {
+CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds,
+                       const CommandReach& reach) {
   const double limit_s = bounds.seconds;
   CommandRun r;
   const std::string program = find_program(argv.at(0));
@@ -161,10 +193,22 @@ CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& 
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  Child child;
+  child.folders = reach.folders;
+  child.keep = reach.folders;
+  child.keep.insert(child.keep.end(), {null_fd, log_fd});
+  std::sort(child.keep.begin(), child.keep.end());
+  child.leave_root = reach.as_compile_user && compiles_unprivileged();
+  if (child.leave_root) child.cwd = reach.temp_dir.empty() ? "/" : reach.temp_dir;
+  for (char** e = environ; *e; ++e)
+    if (reach.temp_dir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) child.env.emplace_back(*e);
+  if (!reach.temp_dir.empty()) child.env.push_back("TMPDIR=" + reach.temp_dir);
+  for (std::string& e : child.env) child.envp.push_back(e.data());
+  child.envp.push_back(nullptr);
   const pid_t parent = getpid();
   const LiveWorkerMark spared;  // an orphan sweep of this process (orphans.h) leaves the command alone
   const pid_t pid = fork();
-  if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent, static_cast<rlim_t>(bounds.memory_bytes));
+  if (pid == 0) supervise(program.c_str(), cargv.data(), null_fd, log_fd, parent, static_cast<rlim_t>(bounds.memory_bytes), child);
   close(log_fd), close(null_fd);
   if (pid < 0) {
     r.output = fmt::format("cannot run '{}': fork: {}", argv[0], std::strerror(errno));

@@ -32,10 +32,20 @@ struct CommandRun {
   int interrupted_by = 0;  // the signal that interrupted the run, when it stopped the command
 };
 
+// How a compiler runs (compile_user.h): under root as the compile user, reaching what every user
+// may, the folders of descriptors it inherits, and its own folder (TMPDIR and working folder).
+struct CommandReach {
+  std::vector<int> folders;
+  std::string temp_dir;  // "": hkcheck's own
+  bool as_compile_user = false;
+};
+
 // Runs argv with its output into log_path and waits, at most limit_s seconds (0: no limit). It
 // forks: callers are the parent and host-backend workers, which load no GPU library (a GPU
-// worker compiles with NVRTC or hipRTC in-process).
-CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds);
+// worker compiles with NVRTC or hipRTC in-process). With as_compile_user, under root, the command
+// runs as the compile user, and is not started when it cannot be.
+CommandRun run_bounded(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds,
+                       const CommandReach& reach = {});
 
 // "took longer than 300 s, and was stopped" or "was stopped: the run was interrupted by SIGINT",
 // or "" when the command was not stopped.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backends/host/compile_user.h"
 #include "backends/host/source_rewrite.h"
 #include "file_util.h"
 #include "include_closure.h"
@@ -26,6 +27,7 @@ MirroredHeaders mirror_headers_for_host(const std::string& source, const std::st
   for (const std::string& f : files) {
     std::string text;
     const std::string path = fs::absolute(f).lexically_normal().string();
+    if (!compile_user_may_read(path)) continue;  // the compiler is refused it, not given a copy
     try {
       text = read_file(path, "header");
     } catch (const std::exception&) {

@@ -1,6 +1,8 @@
 #include "backends/host/host_compiler.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,11 +12,13 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <string_view>
 #include <sstream>
 #include <stdexcept>
 
 #include "backend.h"
+#include "backends/host/compile_user.h"
 #include "backends/host/host_prelude.h"
 #include "backends/host/header_mirror.h"
 #include "backends/host/source_rewrite.h"
@@ -87,6 +91,52 @@ void write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The compile's output, read without following a link (the compile user made it).
+bool read_output(const std::string& path, std::string* bytes) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  bytes->clear();
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) bytes->append(buf, static_cast<size_t>(n));
+  close(fd);
+  return n == 0;
+}
+
+// A compiler run as the compile user (compile_user.h). Under root it works in a folder of its own:
+// its "-o" output is written there, and root moves it to where argv named it.
+CommandRun run_compiler(std::vector<std::string> argv, const std::string& log_path, const CommandBounds& bounds) {
+  std::optional<TempDir> stage;
+  CompileAccess access;
+  std::string wanted;
+  if (compiles_unprivileged()) {
+    stage.emplace();
+    access.give(stage->path);
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "-o") wanted = std::exchange(argv[i + 1], stage->path + "/output");
+  }
+  const std::vector<std::string> reached = access.reach_all(argv);  // before access.descriptors() is read
+  CommandRun r = run_bounded(reached, log_path, bounds, {access.descriptors(), stage ? stage->path : "", true});
+  r.output = access.paths_in(r.output);
+  if (r.exit_code != 0) r.output += permission_hint(r.output);
+  if (!wanted.empty() && r.started && r.exit_code == 0) {
+    std::string bytes;
+    if (!read_output(stage->path + "/output", &bytes)) {
+      r.exit_code = -1;
+      r.output += "\nhkcheck: the compiler's output is missing or not a plain file";
+    } else {
+      write(wanted, bytes);
+      struct stat st {};
+      if (stat((stage->path + "/output").c_str(), &st) == 0) chmod(wanted.c_str(), st.st_mode & 0755);  // a library stays executable
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds) {
   return run_bounded(argv, log_path, bounds);
 }
@@ -94,7 +144,7 @@ CommandRun run_command(const std::vector<std::string>& argv, const std::string& 
 CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, const CommandBounds& bounds, const BeforeRename& before_rename) {
   const std::string tmp = temporary_beside(path);
   argv.insert(argv.end(), {"-o", tmp});
-  CommandRun r = run_command(argv, tmp + ".log", bounds);
+  CommandRun r = run_compiler(argv, tmp + ".log", bounds);
   std::error_code ec;
   fs::remove(tmp + ".log", ec);
   std::string refused;
@@ -254,13 +304,16 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   const SplitOptions split = split_defines(mirror_headers_for_host(rewritten.text, source_name, options, dir.path + "/headers").options);
   write(dir.path + "/kernel.cpp",
         split.defines + rewritten.preamble + line_directive(1, source_name) + "\n" + rewritten.text + "\n" + trampolines(entries));
+  CompileAccess access;  // under root: the compile user's (compile_user.h)
+  access.give(dir.path);
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), base.begin(), base.end());
   argv.insert(argv.end(), {"-c", "-I", include, "-include", "hk_host.h"});
   argv.insert(argv.end(), split.rest.begin(), split.rest.end());
   argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.o"});
   // No limit of its own: the case's --timeout bounds it (the worker is killed, and the compile with it).
-  CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0);
+  argv = access.reach_all(argv);
+  CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0, {access.descriptors(), dir.path, true});
   // Linked without -fsanitize, which would make the library need the sanitizer's runtime: the
   // entry points the instrumentation calls are hkcheck's own.
   // "-x c" before each file: g++ reads a second .c after one "-x c" as C++, mangling its names.
@@ -269,10 +322,12 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   link.insert(link.end(), {"-o", dir.path + "/kernel.so"});
   std::string log = r.output;  // the compiler's warnings, kept after a link that succeeds
   if (r.started && r.exit_code == 0) {
-    r = run_bounded(link, dir.path + "/link.log", 0);
+    link = access.reach_all(link);
+    r = run_bounded(link, dir.path + "/link.log", 0, {access.descriptors(), dir.path, true});
     log += r.output;
   }
-  out.log = log;
+  out.log = access.paths_in(log);
+  if (!r.started || r.exit_code != 0) out.log += permission_hint(out.log);
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
   // The prelude's folder reads "include/" wherever it lies.
@@ -283,11 +338,7 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   out.log = without_context_lines(out.log);
   out.log.erase(0, out.log.find_first_not_of('\n'));
   if (!r.started || r.exit_code != 0) return out;
-  std::ifstream in(dir.path + "/kernel.so", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out.library = ss.str();
-  out.ok = !out.library.empty();
+  out.ok = read_output(dir.path + "/kernel.so", &out.library) && !out.library.empty();
   for (size_t i = 0; i < entries.size(); ++i) out.symbols[entries[i]] = entry_symbol(i);
   if (!out.ok) out.log += "\nthe compiler produced no library";
   return out;

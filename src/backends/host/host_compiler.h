@@ -29,8 +29,9 @@ bool is_clang(const CompilerInfo& cxx);
 // Runs argv with its output into log_path and waits, at most limit_s seconds (0: none); see
 // bounded_command.h for what stops it and what it leaves behind (nothing).
 CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds = {});
-// Runs argv with "-o" a temporary name beside path and renames its output to path when it
-// succeeds: a concurrent run never reads half a file. before_rename, when given, is called with
+// Runs the compiler argv with "-o" a temporary name beside path and renames its output to path
+// when it succeeds: a concurrent run never reads half a file. Under root the compiler runs as the
+// compile user (compile_user.h), writing into a folder of its own. before_rename, when given, is called with
 // the temporary file first (to seal it, cache_seal.h) and may refuse it with a message. A failed
 // rename is a failed run, said in output.
 using BeforeRename = std::function<bool(const std::string& temporary, std::string* why)>;

@@ -1,0 +1,63 @@
+// hkcheck may run as root (a CI container). The compilers it starts (host-backend kernels,
+// reference libraries, the precompiled prelude) then run as an unprivileged user of their own, so
+// that a kernel file or a reference cannot read root's files into a compile log (an #include of
+// /root/.ssh/id_rsa) nor write where root may. It is not the kernels' user either: a kernel cannot
+// touch a compile's folder. The compile user reads what any user may read; hkcheck's own folders
+// (the compile's, the cached prelude) and the project's include folders are reached through
+// descriptors root opened, so a project under /root (mode 0700) still compiles.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hk::host {
+
+inline constexpr unsigned kCompileUserId = 65533;
+
+// Whether compiles leave root: hkcheck runs as root.
+bool compiles_unprivileged();
+
+// What one command may reach as the compile user. Without root it changes nothing.
+class CompileAccess {
+ public:
+  CompileAccess() = default;
+  CompileAccess(const CompileAccess&) = delete;
+  CompileAccess& operator=(const CompileAccess&) = delete;
+  ~CompileAccess();
+
+  // path (a folder, or a file in one) spelled so that the compile user reaches it: as it is when
+  // every folder above lets others pass, else through /proc/self/fd/N, a descriptor of its folder
+  // that the command inherits; a file of a folder others may not search at all (the private
+  // cache) is linked into the first folder given (give). A path that does not exist is returned
+  // as it is.
+  std::string reach(const std::string& path);
+  // argv with each absolute path and each include option's folder spelled by reach.
+  std::vector<std::string> reach_all(const std::vector<std::string>& argv);
+  // A folder the command writes into (its outputs, its temporary files): given to the compile user.
+  void give(const std::string& folder);
+  // The compiler's messages with each /proc/self/fd/N spelled as the folder it stands for.
+  std::string paths_in(std::string log) const;
+  const std::vector<int>& descriptors() const { return fds_; }
+
+ private:
+  std::string staged(const std::filesystem::path& file);
+
+  std::map<std::string, std::string> spelled_;        // folder -> /proc/self/fd/N
+  std::map<std::string, std::string> spelled_files_;  // file -> its link in the stage
+  std::vector<int> fds_;
+  std::string stage_;  // the first folder given
+  int staged_ = 0;
+};
+
+// Whether the compile user may read file as it is (others may read it and search its folder;
+// the folders above are bridged by CompileAccess). True when hkcheck is not root. What hkcheck
+// copies for a compile (header_mirror.h) is copied only then, so no copy opens a file to it.
+bool compile_user_may_read(const std::string& file);
+
+// "(hkcheck runs as root, so its compiles run as uid 65533: ...)" when log says a file could not
+// be read for its permissions, else "".
+std::string permission_hint(const std::string& log);
+
+}  // namespace hk::host
