@@ -13,6 +13,7 @@
 #   HKCHECK_OLD_REFERENCES=DIR bench/gpu_run.sh OUTDIR refs_ab   # cold --all with these references and older ones
 #   bench/gpu_run.sh OUTDIR sanitizers       # the known-bad corpus under each compute-sanitizer tool, the four side by side
 #   bench/gpu_run.sh OUTDIR timed            # --all, then --all --time twice: the verdicts must not change
+#   bench/gpu_run.sh OUTDIR host_code        # tests/fixtures/host_code_files on the GPU and compiled for sm_90
 #   bench/gpu_run.sh OUTDIR struct_args      # examples/struct_args_project on the GPU: a struct argument checked against cuFuncGetParamInfo
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
@@ -58,6 +59,15 @@ for stage in "$@"; do
         build-gpu/tests/known_bad_check "$out/known_bad_$tool/test_results.json" tests/known_bad > "$out/known_bad_check_$tool.txt" 2>&1
         echo "known_bad_check ($tool) exit $?: $(tail -1 "$out/known_bad_check_$tool.txt")"
       done
+      ;;
+    host_code)
+      # Kernel files with their host code beside the kernels (tests/fixtures/host_code_files), on
+      # the GPU and compiled by NVRTC for sm_90: each kernel's device part, its verdict.
+      rm -rf "$out/host_code" "$out/host_code_compile"
+      (cd tests/fixtures/host_code_files && ../../../build-gpu/hkcheck --out "$out/host_code" --no-repro --cache-dir "$cache") >"$out/host_code.log" 2>&1
+      tail -4 "$out/host_code.log"
+      (cd tests/fixtures/host_code_files && ../../../build-gpu/hkcheck --compile-only --arch sm_90 --out "$out/host_code_compile" --no-repro) >"$out/host_code_compile.log" 2>&1
+      tail -3 "$out/host_code_compile.log"
       ;;
     struct_args)
       # The struct argument's size is checked against the driver's parameter info, then passed
