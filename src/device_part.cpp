@@ -470,9 +470,11 @@ class Extractor {
         this);
   }
 
+  // A concept is an UnexposedDecl to libclang 14 and a kind of its own to later ones, which these
+  // headers may not name: the library loaded at run time may be either, so it is asked by name.
   static bool always_kept(CXCursor c) {
     const CXCursorKind k = clang_getCursorKind(c);
-    return k == CXCursor_StaticAssert || k == CXCursor_UnexposedDecl;
+    return k == CXCursor_StaticAssert || k == CXCursor_UnexposedDecl || Str(clang_getCursorKindSpelling(k)).str() == "ConceptDecl";
   }
 
   static CXChildVisitResult on_descendant(CXCursor c, CXCursor, CXClientData d) {

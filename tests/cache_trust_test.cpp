@@ -287,8 +287,10 @@ TEST(BoundedCommand, ACommandKeepsNoLockItsParentHeldWhenItStarted) {
 // A reference that makes the compiler wait forever (an #include of a FIFO no one writes).
 TEST(ReferenceBuild, ACompileThatNeverEndsIsStoppedAndNamesTheFile) {
   test::TempDir project;
+  // Under root the compiler runs as its own user (compile_user.h), which may open what others may.
+  fs::permissions(project.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::replace);
   const std::string fifo = project.path() + "/never.h";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   const std::string file = project.write("forever.cpp", "#include \"" + fifo + "\"\n#include \"reference.h\"\nHK_REFERENCE(forever) {}\n");
   // The object every library links is there first, built without a limit (its compile alone can
   // take seconds on a loaded machine): a library of a fixed file, cached after the first time.

@@ -53,7 +53,7 @@ std::string CompileAccess::reach(const std::string& path) {
   const fs::path dir = folder ? p : p.parent_path();
   if (others_pass(dir)) return path;
   struct stat st {};
-  if (!folder && stat(dir.c_str(), &st) == 0 && !(st.st_mode & S_IXOTH) && !stage_.empty()) return staged(p);
+  if (stat(dir.c_str(), &st) == 0 && !(st.st_mode & S_IXOTH) && !stage_.empty()) return staged(p);
   auto it = spelled_.find(dir.string());
   if (it == spelled_.end()) {
     const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -64,35 +64,67 @@ std::string CompileAccess::reach(const std::string& path) {
   return folder ? it->second : it->second + "/" + p.filename().string();
 }
 
+// The command works in a folder of its own under root: a path relative to hkcheck's (an input
+// file, an include folder) is made absolute first. The word after -x is a language, never a path.
 std::vector<std::string> CompileAccess::reach_all(const std::vector<std::string>& argv) {
+  if (!compiles_unprivileged()) return argv;
   std::vector<std::string> out;
+  std::error_code ec;
+  auto absolute = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : fs::absolute(p, ec).lexically_normal().string(); };
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
+    const std::string before = i > 0 ? argv[i - 1] : "";
     std::string attached;
     for (const std::string& o : include_options())
       if (a.size() > o.size() && a.rfind(o, 0) == 0) attached = o;
-    if (!attached.empty()) out.push_back(attached + reach(a.substr(attached.size())));
-    else if (i > 0 && (a.rfind('/', 0) == 0 || std::find(include_options().begin(), include_options().end(), argv[i - 1]) != include_options().end()))
-      out.push_back(reach(a));
-    else out.push_back(a);
+    const bool option_value = std::find(include_options().begin(), include_options().end(), before) != include_options().end();
+    const std::string value = attached.empty() ? "" : a.substr(attached.size());
+    if (!attached.empty()) out.push_back(attached + (fs::exists(value, ec) ? reach(absolute(value)) : value));
+    else if (i == 0 || before == "-x" || (a.rfind('-', 0) == 0 && !option_value)) out.push_back(a);
+    else if (before == "-o") out.push_back(absolute(a));
+    else if (a[0] == '/' || fs::exists(a, ec)) out.push_back(reach(absolute(a)));
+    else out.push_back(a);  // a name the compiler looks for along the include path (-include hk_host.h)
   }
   return out;
 }
 
-// A file of a folder only root may search (hkcheck's private cache): linked into the stage, with
-// its precompiled header beside it, since a descriptor of the folder would not open it.
-std::string CompileAccess::staged(const fs::path& file) {
+namespace {
+
+// from at to: a hard link (a copy across file systems), which keeps from's owner and mode, so
+// that a file only root may read stays so.
+void link_or_copy(const fs::path& from, const fs::path& to) {
   std::error_code ec;
-  const fs::path to = fs::path(stage_) / fmt::format("reached-{}", staged_++) / file.filename();
-  fs::create_directories(to.parent_path(), ec);
-  (void)!lchown(to.parent_path().c_str(), kCompileUserId, kCompileUserId);
-  for (const std::string& suffix : {std::string(), std::string(".gch")}) {
-    const fs::path from = file.string() + suffix;
-    if (!fs::exists(from, ec)) continue;
-    fs::create_hard_link(from, to.string() + suffix, ec);
-    if (ec) fs::copy_file(from, to.string() + suffix, fs::copy_options::overwrite_existing, ec);
+  fs::create_hard_link(from, to, ec);
+  if (ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+}
+
+constexpr int kMostStagedFiles = 4096;  // a folder past it is left to the compiler's "Permission denied"
+
+}  // namespace
+
+// A folder only root may search (hkcheck's private cache, a project folder of mode 0700), or a
+// file of one: a descriptor of it would not open it for the compile user, so it is linked into
+// the stage, a file with its precompiled header beside it, a folder file by file.
+std::string CompileAccess::staged(const fs::path& path) {
+  std::error_code ec;
+  const bool folder = fs::is_directory(path, ec);
+  const std::string key = path.string();
+  if (const auto it = spelled_files_.find(key); it != spelled_files_.end()) return it->second;
+  const fs::path to = fs::path(stage_) / fmt::format("reached-{}", staged_++) / path.filename();
+  fs::create_directories(folder ? to : to.parent_path(), ec);
+  if (!folder) {
+    for (const std::string& suffix : {std::string(), std::string(".gch")})
+      if (fs::exists(path.string() + suffix, ec)) link_or_copy(path.string() + suffix, to.string() + suffix);
+  } else {
+    int files = 0;
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (++files > kMostStagedFiles) return key;
+      const fs::path rel = fs::relative(it->path(), path, ec);
+      if (it->is_directory(ec)) fs::create_directories(to / rel, ec);
+      else if (it->is_regular_file(ec)) link_or_copy(it->path(), to / rel);
+    }
   }
-  spelled_files_.emplace(file.string(), to.string());
+  spelled_files_.emplace(key, to.string());
   return to.string();
 }
 

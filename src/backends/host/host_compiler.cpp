@@ -115,7 +115,7 @@ CommandRun run_compiler(std::vector<std::string> argv, const std::string& log_pa
     stage.emplace();
     access.give(stage->path);
     for (size_t i = 0; i + 1 < argv.size(); ++i)
-      if (argv[i] == "-o") wanted = std::exchange(argv[i + 1], stage->path + "/output");
+      if (argv[i] == "-o") wanted = fs::absolute(std::exchange(argv[i + 1], stage->path + "/output")).string();
   }
   const std::vector<std::string> reached = access.reach_all(argv);  // before access.descriptors() is read
   CommandRun r = run_bounded(reached, log_path, bounds, {access.descriptors(), stage ? stage->path : "", true});
