@@ -33,11 +33,14 @@ const std::vector<std::string>& include_options() {
 
 bool compiles_unprivileged() { return geteuid() == 0; }
 
-bool compile_user_may_read(const std::string& file) {
+bool compile_user_may_read(const std::string& file, const std::vector<std::string>& compile_folders) {
   if (!compiles_unprivileged()) return true;
   struct stat f {}, d {};
   const fs::path p = fs::absolute(file).lexically_normal();
-  return stat(p.c_str(), &f) == 0 && (f.st_mode & S_IROTH) && stat(p.parent_path().c_str(), &d) == 0 && (d.st_mode & S_IXOTH);
+  if (stat(p.c_str(), &f) != 0 || !(f.st_mode & S_IROTH)) return false;
+  for (const std::string& folder : compile_folders)
+    if (p.string().rfind(folder + "/", 0) == 0) return true;
+  return stat(p.parent_path().c_str(), &d) == 0 && (d.st_mode & S_IXOTH);
 }
 
 CompileAccess::~CompileAccess() {

@@ -51,10 +51,11 @@ class CompileAccess {
   int staged_ = 0;
 };
 
-// Whether the compile user may read file as it is (others may read it and search its folder;
-// the folders above are bridged by CompileAccess). True when hkcheck is not root. What hkcheck
-// copies for a compile (header_mirror.h) is copied only then, so no copy opens a file to it.
-bool compile_user_may_read(const std::string& file);
+// Whether the compile user may read file as CompileAccess bridges it: others may read it, and
+// it lies in one of the compile's folders (its include folders, bridged however private) or in a
+// folder others may search. True when hkcheck is not root. What hkcheck copies for a compile
+// (header_mirror.h) is copied only then, so no copy opens a file to it.
+bool compile_user_may_read(const std::string& file, const std::vector<std::string>& compile_folders);
 
 // "(hkcheck runs as root, so its compiles run as uid 65533: ...)" when log says a file could not
 // be read for its permissions, else "".

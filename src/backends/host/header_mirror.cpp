@@ -22,12 +22,19 @@ MirroredHeaders mirror_headers_for_host(const std::string& source, const std::st
                                         const std::vector<std::string>& options, const std::string& into) {
   MirroredHeaders out{options, ""};
   const std::vector<std::string> files = include_closure_files(source, source_path, include_search(options));
+  // The compile's own folders: a header there is the project's even where its folder is private.
+  std::vector<std::string> folders = {fs::absolute(source_path).parent_path().lexically_normal().string()};
+  for (size_t i = 0; i < options.size(); ++i)
+    if (const std::optional<IncludeOption> o = include_option_at(options, i)) {
+      if (o->kind != IncludeOptionKind::forced) folders.push_back(fs::absolute(o->value).lexically_normal().string());
+      i += o->strings - 1;
+    }
   std::vector<std::pair<std::string, std::string>> copies;  // absolute path, text to write
   bool changed = false;
   for (const std::string& f : files) {
     std::string text;
     const std::string path = fs::absolute(f).lexically_normal().string();
-    if (!compile_user_may_read(path)) continue;  // the compiler is refused it, not given a copy
+    if (!compile_user_may_read(path, folders)) continue;  // the compiler is refused it, not given a copy
     try {
       text = read_file(path, "header");
     } catch (const std::exception&) {
