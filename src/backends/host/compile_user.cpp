@@ -13,13 +13,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Whether others may pass through every folder above path and through path itself.
-bool others_pass(const fs::path& path) {
+// Whether the compile user may search a folder: its own (the compile's folder), or one others may.
+bool compile_user_searches(const struct stat& st) {
+  return st.st_uid == kCompileUserId ? (st.st_mode & S_IXUSR) != 0 : (st.st_mode & S_IXOTH) != 0;
+}
+
+// Whether the compile user may pass through every folder above path and through path itself.
+bool compile_user_passes(const fs::path& path) {
   fs::path walked;
   for (const fs::path& part : path) {
     walked /= part;
     struct stat st {};
-    if (stat(walked.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+    if (stat(walked.c_str(), &st) != 0 || !compile_user_searches(st)) return false;
   }
   return true;
 }
@@ -40,7 +45,7 @@ bool compile_user_may_read(const std::string& file, const std::vector<std::strin
   if (stat(p.c_str(), &f) != 0 || !(f.st_mode & S_IROTH)) return false;
   for (const std::string& folder : compile_folders)
     if (p.string().rfind(folder + "/", 0) == 0) return true;
-  return stat(p.parent_path().c_str(), &d) == 0 && (d.st_mode & S_IXOTH);
+  return stat(p.parent_path().c_str(), &d) == 0 && compile_user_searches(d);
 }
 
 CompileAccess::~CompileAccess() {
@@ -54,9 +59,9 @@ std::string CompileAccess::reach(const std::string& path) {
   if (ec || !fs::exists(p, ec)) return path;
   const bool folder = fs::is_directory(p, ec);
   const fs::path dir = folder ? p : p.parent_path();
-  if (others_pass(dir)) return path;
+  if (compile_user_passes(dir)) return path;
   struct stat st {};
-  if (stat(dir.c_str(), &st) == 0 && !(st.st_mode & S_IXOTH) && !stage_.empty()) return staged(p);
+  if (stat(dir.c_str(), &st) == 0 && !compile_user_searches(st) && !stage_.empty()) return staged(p);
   auto it = spelled_.find(dir.string());
   if (it == spelled_.end()) {
     const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -131,9 +136,8 @@ std::string CompileAccess::staged(const fs::path& path) {
   return to.string();
 }
 
-void CompileAccess::give(const std::string& folder) {
+void give_to_compile_user(const std::string& folder) {
   if (!compiles_unprivileged()) return;
-  if (stage_.empty()) stage_ = folder;
   std::error_code ec;
   // Never a file linked from elsewhere (staged): its owner is the cache's.
   auto own = [](const fs::path& p) {

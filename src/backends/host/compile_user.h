@@ -23,20 +23,19 @@ bool compiles_unprivileged();
 class CompileAccess {
  public:
   CompileAccess() = default;
+  // stage: a folder already the compile user's (give_to_compile_user), where reach links files.
+  explicit CompileAccess(std::string stage) : stage_(std::move(stage)) {}
   CompileAccess(const CompileAccess&) = delete;
   CompileAccess& operator=(const CompileAccess&) = delete;
   ~CompileAccess();
 
   // path (a folder, or a file in one) spelled so that the compile user reaches it: as it is when
   // every folder above lets others pass, else through /proc/self/fd/N, a descriptor of its folder
-  // that the command inherits; a file of a folder others may not search at all (the private
-  // cache) is linked into the first folder given (give). A path that does not exist is returned
-  // as it is.
+  // that the command inherits; a file of a folder the compile user may not search at all (the
+  // private cache) is linked into the stage. A path that does not exist is returned as it is.
   std::string reach(const std::string& path);
   // argv with each absolute path and each include option's folder spelled by reach.
   std::vector<std::string> reach_all(const std::vector<std::string>& argv);
-  // A folder the command writes into (its outputs, its temporary files): given to the compile user.
-  void give(const std::string& folder);
   // The compiler's messages with each /proc/self/fd/N spelled as the folder it stands for.
   std::string paths_in(std::string log) const;
   const std::vector<int>& descriptors() const { return fds_; }
@@ -47,7 +46,7 @@ class CompileAccess {
   std::map<std::string, std::string> spelled_;        // folder -> /proc/self/fd/N
   std::map<std::string, std::string> spelled_files_;  // file -> its link in the stage
   std::vector<int> fds_;
-  std::string stage_;  // the first folder given
+  std::string stage_;
   int staged_ = 0;
 };
 
@@ -56,6 +55,10 @@ class CompileAccess {
 // folder others may search. True when hkcheck is not root. What hkcheck copies for a compile
 // (header_mirror.h) is copied only then, so no copy opens a file to it.
 bool compile_user_may_read(const std::string& file, const std::vector<std::string>& compile_folders);
+
+// A folder a compiler writes into (its outputs, its temporary files), given to the compile user
+// before anything is linked into it: a copy linked there across file systems would be given too.
+void give_to_compile_user(const std::string& folder);
 
 // "(hkcheck runs as root, so its compiles run as uid 65533: ...)" when log says a file could not
 // be read for its permissions, else "".

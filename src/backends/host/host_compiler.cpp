@@ -105,31 +105,34 @@ bool read_output(const std::string& path, std::string* bytes) {
   return n == 0;
 }
 
-// A compiler run as the compile user (compile_user.h). Under root it works in a folder of its own:
-// its "-o" output is written there, and root moves it to where argv named it.
-CommandRun run_compiler(std::vector<std::string> argv, const std::string& log_path, const CommandBounds& bounds) {
+// A compiler run as the compile user (compile_user.h). Under root it works in `folder`, one already
+// given to that user that holds its outputs; or, without one, in a folder of its own, where its
+// "-o" output is written and from where root moves it to where argv named it.
+CommandRun run_compiler(std::vector<std::string> argv, const std::string& log_path, const CommandBounds& bounds,
+                        const std::string& folder = "") {
   std::optional<TempDir> stage;
-  CompileAccess access;
-  std::string wanted;
-  if (compiles_unprivileged()) {
+  std::string work = folder, wanted;
+  if (compiles_unprivileged() && work.empty()) {
     stage.emplace();
-    access.give(stage->path);
+    give_to_compile_user(stage->path);
+    work = stage->path;
     for (size_t i = 0; i + 1 < argv.size(); ++i)
-      if (argv[i] == "-o") wanted = fs::absolute(std::exchange(argv[i + 1], stage->path + "/output")).string();
+      if (argv[i] == "-o") wanted = fs::absolute(std::exchange(argv[i + 1], work + "/output")).string();
   }
+  CompileAccess access(work);
   const std::vector<std::string> reached = access.reach_all(argv);  // before access.descriptors() is read
-  CommandRun r = run_bounded(reached, log_path, bounds, {access.descriptors(), stage ? stage->path : "", true});
+  CommandRun r = run_bounded(reached, log_path, bounds, {access.descriptors(), work, true});
   r.output = access.paths_in(r.output);
   if (r.exit_code != 0) r.output += permission_hint(r.output);
   if (!wanted.empty() && r.started && r.exit_code == 0) {
     std::string bytes;
-    if (!read_output(stage->path + "/output", &bytes)) {
+    if (!read_output(work + "/output", &bytes)) {
       r.exit_code = -1;
       r.output += "\nhkcheck: the compiler's output is missing or not a plain file";
     } else {
       write(wanted, bytes);
       struct stat st {};
-      if (stat((stage->path + "/output").c_str(), &st) == 0) chmod(wanted.c_str(), st.st_mode & 0755);  // a library stays executable
+      if (stat((work + "/output").c_str(), &st) == 0) chmod(wanted.c_str(), st.st_mode & 0755);  // a library stays executable
     }
   }
   return r;
@@ -304,16 +307,14 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   const SplitOptions split = split_defines(mirror_headers_for_host(rewritten.text, source_name, options, dir.path + "/headers").options);
   write(dir.path + "/kernel.cpp",
         split.defines + rewritten.preamble + line_directive(1, source_name) + "\n" + rewritten.text + "\n" + trampolines(entries));
-  CompileAccess access;  // under root: the compile user's (compile_user.h)
-  access.give(dir.path);
+  give_to_compile_user(dir.path);  // under root: the compile user writes the object and library here
   std::vector<std::string> argv = {cxx.path};
   argv.insert(argv.end(), base.begin(), base.end());
   argv.insert(argv.end(), {"-c", "-I", include, "-include", "hk_host.h"});
   argv.insert(argv.end(), split.rest.begin(), split.rest.end());
   argv.insert(argv.end(), {"-x", "c++", dir.path + "/kernel.cpp", "-o", dir.path + "/kernel.o"});
   // No limit of its own: the case's --timeout bounds it (the worker is killed, and the compile with it).
-  argv = access.reach_all(argv);
-  CommandRun r = run_bounded(argv, dir.path + "/compile.log", 0, {access.descriptors(), dir.path, true});
+  CommandRun r = run_compiler(argv, dir.path + "/compile.log", 0, dir.path);
   // Linked without -fsanitize, which would make the library need the sanitizer's runtime: the
   // entry points the instrumentation calls are hkcheck's own.
   // "-x c" before each file: g++ reads a second .c after one "-x c" as C++, mangling its names.
@@ -322,12 +323,10 @@ HostCompileResult compile_shared_library(const CompilerInfo& cxx, const std::str
   link.insert(link.end(), {"-o", dir.path + "/kernel.so"});
   std::string log = r.output;  // the compiler's warnings, kept after a link that succeeds
   if (r.started && r.exit_code == 0) {
-    link = access.reach_all(link);
-    r = run_bounded(link, dir.path + "/link.log", 0, {access.descriptors(), dir.path, true});
+    r = run_compiler(link, dir.path + "/link.log", 0, dir.path);
     log += r.output;
   }
-  out.log = access.paths_in(log);
-  if (!r.started || r.exit_code != 0) out.log += permission_hint(out.log);
+  out.log = log;
   // Paths of the temporary folder mean nothing to the reader, and "In function ...:" context lines
   // would push the error itself off the first line, which reports show.
   // The prelude's folder reads "include/" wherever it lies.
