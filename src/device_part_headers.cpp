@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "backends/host/compile_user.h"
 #include "file_util.h"
 #include "include_closure.h"
 #include "fnv1a.h"
@@ -30,6 +31,11 @@ struct SplitScope {
   fs::path kernel_dir;
   std::vector<fs::path> include_dirs;
   std::map<std::string, std::set<std::string>> includers;  // a header's file name -> the reached files that #include it
+  std::vector<std::string> folders() const {
+    std::vector<std::string> all = {kernel_dir.string()};
+    for (const fs::path& d : include_dirs) all.push_back(d.string());
+    return all;
+  }
 };
 
 SplitScope split_scope(const std::string& path, const std::vector<std::string>& options, const DevicePart& part) {
@@ -92,6 +98,8 @@ void put_in(DevicePart& part, const std::string& path, const std::vector<std::st
   for (const KeptInclude& inc : includes) {
     const fs::path file = canonical_or_same(inc.file);
     if (!inside(file, {scope.kernel_dir}) && (!inside(file, scope.include_dirs) || included_elsewhere(file, scope, split))) continue;
+    // Its text would reach the compiler in the source: only a header the compile may read itself.
+    if (!host::compile_user_may_read(file.string(), scope.folders())) continue;
     if (seen.count(file.string())) {  // already put in above: a second copy would define it all again
       replacements.push_back({inc.begin, inc.end, ""});
       continue;

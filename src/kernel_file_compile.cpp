@@ -30,7 +30,9 @@ std::string explain_missing_headers(const std::string& log) {
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     // A line a compiler already explained (hipRTC's built-in mode, hiprtc_hints.h) keeps that.
-    if (line.find("(hkcheck: ") == std::string::npos && std::regex_search(line, m, missing)) {
+    // A header found but not readable is on the path: permission_hint says what to do.
+    if (line.find("(hkcheck: ") == std::string::npos && line.find("Permission denied") == std::string::npos &&
+        std::regex_search(line, m, missing)) {
       const std::string header = m[2].matched ? m[2].str() : m[4].matched ? m[4].str() : m[6].str();
       line += fmt::format(" (hkcheck: {} is not on the include path: add the folder that holds it to the manifest's \"include_dirs\")", header);
     }

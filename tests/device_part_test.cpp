@@ -3,6 +3,7 @@
 #include "device_part.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -195,6 +196,22 @@ TEST(DevicePartHeaders, PutsInTheDevicePartOfProjectHeaders) {
   EXPECT_EQ(p.include_dirs.front(), (dir / "llmc").string());
 }
 
+// Under root the compile reads as its own user (compile_user.h): a header that user may not read
+// stays an #include, refused by the compiler, and its text is never put into the source.
+TEST(DevicePartHeaders, LeavesAHeaderOnlyRootMayReadToTheCompiler) {
+  if (geteuid() != 0) GTEST_SKIP() << "compiles leave root only when hkcheck runs as root";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_headers_private";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "secret.cuh") << "#pragma once\n__device__ float one() { return 1.f; }\nvoid host_only() {}\n// XYZZY-token\n";
+  std::filesystem::permissions(dir / "secret.cuh", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
+  const std::string src = "#include \"secret.cuh\"\n__global__ void k(float* y) { y[0] = one(); }\nint main() {}\n";
+  DevicePart p = device_part(src, (dir / "k.cu").string(), {}, false);
+  put_in_project_headers(p, (dir / "k.cu").string(), {}, false);
+  EXPECT_TRUE(contains(p.source, "#include \"secret.cuh\""));
+  EXPECT_FALSE(contains(p.source, "XYZZY"));
+}
+
 TEST(DevicePartHeaders, LeavesHeadersOutsideTheProjectAndWithoutHostCode) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hk_device_part_headers_plain";
   std::filesystem::create_directories(dir);
@@ -266,6 +283,9 @@ TEST(KernelFileCompile, NamesIncludeDirsForAMissingHeader) {
   EXPECT_TRUE(contains(explain_missing_headers(nvrtc), "common.h is not on the include path: add the folder that holds it to the manifest's \"include_dirs\""));
   EXPECT_TRUE(contains(explain_missing_headers("k.hip:2:10: fatal error: 'util.hpp' file not found"), "util.hpp is not on the include path"));
   EXPECT_EQ(explain_missing_headers("k.cu(4): error: identifier \"x\" is undefined"), "k.cu(4): error: identifier \"x\" is undefined");
+  // Found but not readable (a compile user's): the folder is on the path already.
+  const std::string denied = "k.cu(1): catastrophic error: cannot open source file \"/srv/secret.h\": Permission denied";
+  EXPECT_EQ(explain_missing_headers(denied), denied);
 }
 
 TEST(KernelFileCompile, CompilesTheDevicePartAndFindsSymbolEntries) {

@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "compiler.h"
+#include "backends/rtc_compile_user.h"
 #include "dynlib.h"
 
 namespace hk {
@@ -129,7 +130,8 @@ class RtcCompiler final : public Compiler {
   CompileOutput compile(const CompileRequest& q) override {
     std::vector<std::string> base = base_compile_options(Api::kBackend, arch_);
     base.insert(base.end(), extra_options_.begin(), extra_options_.end());
-    CompileOutput out = rtc_compile(fns_, base, header_set_, q);
+    CompileOutput out = compile_as_compile_user(
+        base, q, [&](const std::vector<std::string>& options, const CompileRequest& r) { return rtc_compile(fns_, options, header_set_, r); });
     out.log = Api::tidy_log(out.log, q.source_name);
     return out;
   }

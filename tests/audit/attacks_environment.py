@@ -10,6 +10,9 @@ process, and the ordinary environments hkcheck must survive.
 - A kernel source outside the project (a path, or a link inside to a file outside): refused and
   nothing of it in the results; --allow-outside-root takes it.
 - A compile worker that leaves a child behind: nothing of the compile-only run outlives it.
+- As root, NVRTC and hipRTC (which compile inside hkcheck's processes) read as the compile user:
+  a project in a 0700 home, its kernel's folder 0700, compiles; a kernel that includes a file only
+  root may read is a COMPILE_ERROR saying so, and the file's text is in no output.
 - ulimit -v 1 GB: a cold run passes; 300 MB: each case an ERROR saying memory, no abort.
 - ulimit -n 40: the run adapts and passes; ulimit -n 12: exit 2 naming the limit.
 - A project folder whose name holds a newline, a quote and a backslash: its kernel passes.
@@ -218,6 +221,7 @@ def part_environment(audit, args, h):
     odd_project_path(e)
     descriptor_limits(e)
     compile_only_leftovers(e)
+    in_process_compilers_under_root(e)
     sources_outside(e)
     address_space_limits(e)
 
@@ -310,6 +314,45 @@ def compile_only_leftovers(e):
     left = e.h.leftovers(tag, 2.0)
     e.probe(r.rc == 0 and not left, "compile only: a compile worker's child does not outlive the run",
             f"exit {r.rc}; left: {left[:3]}\n{r.stderr[-800:]}", out)
+
+
+def in_process_compilers_under_root(e):
+    """As root: NVRTC and hipRTC compile inside hkcheck's own processes, yet read files as the
+    compile user, as the host backend's compilers do. For each of them this machine has."""
+    if os.geteuid() != 0:
+        print("audit: environment: not root, the in-process compiler probe is skipped", flush=True)
+        return
+    archs = ["sm_90"] if os.path.exists("/usr/local/cuda/include/nvrtc.h") else []
+    hiprtc = os.environ.get("HKCHECK_HIPRTC_ROOT") or os.path.expanduser("~/.cache/hkcheck/hiprtc")
+    archs += ["gfx942"] if os.path.exists(os.path.join(hiprtc, "versions.txt")) else []
+    if not archs:
+        print("audit: environment: neither NVRTC nor a fetched hipRTC here, the in-process compiler probe is skipped", flush=True)
+        return
+    home = e.work / "rtc-home"
+    project = make_project(home / "project")
+    home.chmod(0o700)
+    # The kernel's own folder nobody else may search (its files are linked for the compile); its
+    # "../shared/parent.h" is found through ../sys/.., reached through a descriptor of the project.
+    (project / "kernels/scale").chmod(0o700)
+    secret = home / "secret.h"
+    secret.write_text("not C++ at all: AUDIT_SECRET_XYZZY\n")
+    secret.chmod(0o600)
+    (project / "kernels/scale/leak.cu").write_text(f'#include "{secret}"\n' + KERNEL.replace("audit_env_scale", "audit_env_leak"))
+    doc = json.loads((project / "manifests/env.json").read_text())
+    doc["kernels"].append(dict(doc["kernels"][0], name="audit_env_leak", source="../kernels/scale/leak.cu", entry="audit_env_leak"))
+    (project / "manifests/env.json").write_text(json.dumps(doc))
+    for arch in archs:
+        out = e.work / f"rtc-root-{arch}"
+        r = e.h.run_hk(e.audit, ["--compile-only", "--arch", arch, "--root", project, "--cache-dir", e.work / "rtc-cache", "--out", out],
+                       e.audit.new_tag("rtcroot"), e.work, 300)
+        results, _ = e.h.load_json(out / "test_results.json")
+        text = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()) if out.exists() else ""
+        verdicts = {c["kernel"]: c["status"] for c in (results or {}).get("cases", [])}
+        e.probe(verdicts.get("audit_env_scale") == "PASS", f"in-process compiles under root: {arch}: a project in a private home compiles",
+                f"{verdicts}\n{r.stderr[-800:]}", out)
+        e.probe(verdicts.get("audit_env_leak") == "COMPILE_ERROR" and "Permission denied" in text and "uid 65533" in text
+                and "XYZZY" not in text + r.stdout + r.stderr, f"in-process compiles under root: {arch}: a root-only include is refused, unquoted",
+                f"{verdicts}\n{r.stderr[-800:]}", out)
 
 
 def sources_outside(e):

@@ -1,10 +1,17 @@
 #include "backends/host/compile_user.h"
 
 #include <fcntl.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -18,7 +25,13 @@ bool compile_user_searches(const struct stat& st) {
   return st.st_uid == kCompileUserId ? (st.st_mode & S_IXUSR) != 0 : (st.st_mode & S_IXOTH) != 0;
 }
 
-// Whether the compile user may pass through every folder above path and through path itself.
+const std::vector<std::string>& include_options() {
+  static const std::vector<std::string> names = {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-L"};
+  return names;
+}
+
+}  // namespace
+
 bool compile_user_passes(const fs::path& path) {
   fs::path walked;
   for (const fs::path& part : path) {
@@ -29,14 +42,64 @@ bool compile_user_passes(const fs::path& path) {
   return true;
 }
 
-const std::vector<std::string>& include_options() {
-  static const std::vector<std::string> names = {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-L"};
-  return names;
+bool compiles_unprivileged() { return geteuid() == 0; }
+
+// setfsuid answers the file-system user it had, and an id it refuses (-1) changes nothing: asked
+// twice, it says which user the thread now is. setgroups goes straight to the kernel, where it is
+// the thread's own (the C library's setgroups would change every thread).
+FilesAsCompileUser::FilesAsCompileUser() {
+  if (!compiles_unprivileged()) return;
+  const int n = getgroups(0, nullptr);
+  std::vector<gid_t> groups(static_cast<size_t>(std::max(n, 0)));
+  if (n > 0 && getgroups(n, groups.data()) != n) throw std::runtime_error("hkcheck: getgroups failed");
+  groups_.assign(groups.begin(), groups.end());
+  dumpable_ = prctl(PR_GET_DUMPABLE);
+  active_ = true;
+  if (syscall(SYS_setgroups, 0, nullptr) != 0) {
+    active_ = false;
+    throw std::runtime_error(fmt::format("hkcheck: a compile could not drop root's groups: {}", std::strerror(errno)));
+  }
+  setfsgid(kCompileUserId);
+  setfsuid(kCompileUserId);
+  if (static_cast<unsigned>(setfsuid(static_cast<uid_t>(-1))) != kCompileUserId ||
+      static_cast<unsigned>(setfsgid(static_cast<gid_t>(-1))) != kCompileUserId) {
+    restore();
+    throw std::runtime_error(fmt::format("hkcheck: a compile could not read files as uid {}", kCompileUserId));
+  }
 }
 
-}  // namespace
+FilesAsCompileUser::~FilesAsCompileUser() { restore(); }
 
-bool compiles_unprivileged() { return geteuid() == 0; }
+void FilesAsCompileUser::restore() {
+  if (!std::exchange(active_, false)) return;
+  setfsuid(0);
+  setfsgid(0);
+  std::vector<gid_t> groups(groups_.begin(), groups_.end());
+  (void)!syscall(SYS_setgroups, groups.size(), groups.data());
+  // A change of file-system user made the process undumpable (no core, no debugger): as before.
+  prctl(PR_SET_DUMPABLE, dumpable_);
+}
+
+CompileStage::CompileStage() {
+  if (!compiles_unprivileged()) return;
+  std::error_code ec;
+  fs::path parent = fs::temp_directory_path(ec);
+  if (ec) parent = "/tmp";
+  std::string tmpl = (parent / fmt::format("hkcheck-rtc-{}-XXXXXX", getpid())).string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("hkcheck: cannot create a compile folder in {}: {}", parent.string(), std::strerror(errno)));
+  real_ = spelled_ = tmpl;
+  give_to_compile_user(real_);
+  if (compile_user_passes(parent)) return;
+  // A TMPDIR only root may pass: the compile reaches its folder through a descriptor.
+  fd_ = open(real_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ >= 0) spelled_ = fmt::format("/proc/self/fd/{}", fd_);
+}
+
+CompileStage::~CompileStage() {
+  if (fd_ >= 0) close(fd_);
+  std::error_code ec;
+  if (!real_.empty()) fs::remove_all(real_, ec);
+}
 
 bool compile_user_may_read(const std::string& file, const std::vector<std::string>& compile_folders) {
   if (!compiles_unprivileged()) return true;
@@ -52,6 +115,26 @@ CompileAccess::~CompileAccess() {
   for (int fd : fds_) close(fd);
 }
 
+namespace {
+
+// The shallowest folder above dir (or dir) from which the compile user passes down to dir. dir is
+// spelled through a descriptor of it, so that an include's "../x" means the same up to there
+// whether the compiler resolves it through the file system (g++) or by its spelling (NVRTC and
+// comgr turn "/proc/self/fd/5/../x" into "/proc/self/fd/x").
+fs::path reach_anchor(const fs::path& dir) {
+  fs::path walked, anchor;
+  for (const fs::path& part : dir) {
+    walked /= part;
+    struct stat st {};
+    if (stat(walked.c_str(), &st) != 0) return dir;
+    if (!compile_user_searches(st)) anchor.clear();
+    else if (anchor.empty()) anchor = walked;
+  }
+  return anchor.empty() ? dir : anchor;
+}
+
+}  // namespace
+
 std::string CompileAccess::reach(const std::string& path) {
   if (!compiles_unprivileged() || path.empty()) return path;
   std::error_code ec;
@@ -62,14 +145,16 @@ std::string CompileAccess::reach(const std::string& path) {
   if (compile_user_passes(dir)) return path;
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0 && !compile_user_searches(st) && !stage_.empty()) return staged(p);
-  auto it = spelled_.find(dir.string());
+  const fs::path anchor = reach_anchor(dir);
+  auto it = spelled_.find(anchor.string());
   if (it == spelled_.end()) {
-    const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const int fd = open(anchor.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return path;  // the compiler says what it cannot open
     fds_.push_back(fd);
-    it = spelled_.emplace(dir.string(), fmt::format("/proc/self/fd/{}", fd)).first;
+    it = spelled_.emplace(anchor.string(), fmt::format("/proc/self/fd/{}", fd)).first;
   }
-  return folder ? it->second : it->second + "/" + p.filename().string();
+  const std::string below = dir == anchor ? "" : "/" + dir.lexically_relative(anchor).string();
+  return it->second + below + (folder ? "" : "/" + p.filename().string());
 }
 
 // The command works in a folder of its own under root: a path relative to hkcheck's (an input

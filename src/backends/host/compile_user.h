@@ -60,6 +60,44 @@ bool compile_user_may_read(const std::string& file, const std::vector<std::strin
 // before anything is linked into it: a copy linked there across file systems would be given too.
 void give_to_compile_user(const std::string& folder);
 
+// While it lives, the calling thread opens files as the compile user: for the compilers that run
+// inside hkcheck (NVRTC, hipRTC), in a process that stays root for the GPU. Linux keeps a
+// file-system user per thread (setfsuid, which also drops root's file capabilities), and the
+// supplementary groups are dropped for this thread alone; a thread the compile starts inherits
+// both. Nothing changes without root. Throws when the thread could not leave root's files.
+class FilesAsCompileUser {
+ public:
+  FilesAsCompileUser();
+  FilesAsCompileUser(const FilesAsCompileUser&) = delete;
+  FilesAsCompileUser& operator=(const FilesAsCompileUser&) = delete;
+  ~FilesAsCompileUser();
+
+ private:
+  void restore();
+  bool active_ = false;
+  int dumpable_ = 1;
+  std::vector<unsigned> groups_;
+};
+
+// A fresh folder the compile user owns, for a compile inside hkcheck (CompileAccess's stage),
+// spelled so that user reaches it even under a private TMPDIR; removed with it. Under root only:
+// otherwise path() is "".
+class CompileStage {
+ public:
+  CompileStage();
+  CompileStage(const CompileStage&) = delete;
+  CompileStage& operator=(const CompileStage&) = delete;
+  ~CompileStage();
+  const std::string& path() const { return spelled_; }
+
+ private:
+  std::string real_, spelled_;
+  int fd_ = -1;
+};
+
+// Whether the compile user may pass through every folder above path and through path itself.
+bool compile_user_passes(const std::filesystem::path& path);
+
 // "(hkcheck runs as root, so its compiles run as uid 65533: ...)" when log says a file could not
 // be read for its permissions, else "".
 std::string permission_hint(const std::string& log);

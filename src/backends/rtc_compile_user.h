@@ -1,0 +1,20 @@
+// NVRTC and hipRTC compile inside hkcheck's processes, which stay root for the GPU. Under root
+// each such compile reads files as the compile user (backends/host/compile_user.h), as the host
+// backend's compilers do in processes of their own: its include folders are spelled so that user
+// reaches them, and its messages name them again as they were given.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+
+namespace hk {
+
+using RtcCompileCall = std::function<CompileOutput(const std::vector<std::string>& base_options, const CompileRequest& q)>;
+
+// compile(base_options, q) as the compile user under root; as it is otherwise.
+CompileOutput compile_as_compile_user(const std::vector<std::string>& base_options, const CompileRequest& q, const RtcCompileCall& compile);
+
+}  // namespace hk
