@@ -14,6 +14,7 @@
 #   bench/gpu_run.sh OUTDIR sanitizers       # the known-bad corpus under each compute-sanitizer tool, the four side by side
 #   bench/gpu_run.sh OUTDIR timed            # --all, then --all --time twice: the verdicts must not change
 #   bench/gpu_run.sh OUTDIR host_code        # tests/fixtures/host_code_files on the GPU and compiled for sm_90
+#   bench/gpu_run.sh OUTDIR root_compiles    # under root: NVRTC reads as the compile user (audit probe, a private project on the GPU)
 #   bench/gpu_run.sh OUTDIR struct_args      # examples/struct_args_project on the GPU: a struct argument checked against cuFuncGetParamInfo
 #   bench/gpu_run.sh OUTDIR examples         # install hkcheck, run examples/kernel_project (and the HIP project's CUDA file) from its folder
 set -uo pipefail
@@ -68,6 +69,31 @@ for stage in "$@"; do
       tail -4 "$out/host_code.log"
       (cd tests/fixtures/host_code_files && ../../../build-gpu/hkcheck --compile-only --arch sm_90 --out "$out/host_code_compile" --no-repro) >"$out/host_code_compile.log" 2>&1
       tail -3 "$out/host_code_compile.log"
+      ;;
+    root_compiles)
+      # Under root, NVRTC in the GPU workers and in the compile workers reads as the compile user
+      # (src/backends/rtc_compile_user.h): the audit's environment part (its in-process compiler
+      # probe compile-only), then examples/kernel_project run on the GPU from a 0700 home, with a
+      # kernel added that includes a file only root may read.
+      python3 tests/audit/audit.py --part environment --hkcheck build-gpu/hkcheck --work /tmp/hk-audit-env >"$out/audit_environment.log" 2>&1
+      tail -1 "$out/audit_environment.log"; grep FINDING "$out/audit_environment.log"
+      home=$(mktemp -d /tmp/hk-private-XXXXXX) && chmod 700 "$home" && cp -r examples/kernel_project "$home/project"
+      printf 'not C++ at all: GPU_SECRET_XYZZY\n' >"$home/secret.h" && chmod 600 "$home/secret.h"
+      python3 - "$home" <<'PY'
+import json, sys
+home = sys.argv[1]
+m = f"{home}/project/manifests/" + __import__("os").listdir(f"{home}/project/manifests")[0]
+doc = json.load(open(m))
+k = dict(doc["kernels"][0])
+src = f"{home}/project/manifests/" + k["source"]
+open(f"{home}/project/kernels/leak.cu", "w").write(f'#include "{home}/secret.h"\n' + open(src).read())
+doc["kernels"].append(dict(k, name="leak", source="../kernels/leak.cu"))
+json.dump(doc, open(m, "w"))
+PY
+      rm -rf "$out/private_project"
+      (cd "$home/project" && "$OLDPWD/build-gpu/hkcheck" --out "$out/private_project" --no-repro --cache-dir "$home/cache") >"$out/private_project.log" 2>&1
+      echo "private project exit code: $?"; tail -2 "$out/private_project.log"
+      grep -rl XYZZY "$out/private_project" "$out/private_project.log" && echo "the secret reached the results" || echo "the secret is in no result"
       ;;
     struct_args)
       # The struct argument's size is checked against the driver's parameter info, then passed
