@@ -115,7 +115,15 @@ TEST(CompileUser, ACompilingThreadReadsAsTheCompileUserAndTheOthersStayRoot) {
   }
   other.join();
   EXPECT_TRUE(can_open(secret)) << "root again after the compile";
-  EXPECT_EQ(prctl(PR_GET_DUMPABLE), 1);
+  // A change of file-system user makes a process undumpable: after the compile it is as it was
+  // (hkcheck's own processes are not dumpable, a test binary may be).
+  const int was = prctl(PR_GET_DUMPABLE);
+  for (int dumpable : {1, 0}) {
+    prctl(PR_SET_DUMPABLE, dumpable);
+    { host::FilesAsCompileUser again; }
+    EXPECT_EQ(prctl(PR_GET_DUMPABLE), dumpable);
+  }
+  prctl(PR_SET_DUMPABLE, was);
 }
 
 // The compile reaches a project in root's private home (an open include folder through a
