@@ -50,15 +50,12 @@ bool compiles_unprivileged() { return geteuid() == 0; }
 FilesAsCompileUser::FilesAsCompileUser() {
   if (!compiles_unprivileged()) return;
   const int n = getgroups(0, nullptr);
-  std::vector<gid_t> groups(static_cast<size_t>(std::max(n, 0)));
-  if (n > 0 && getgroups(n, groups.data()) != n) throw std::runtime_error("hkcheck: getgroups failed");
-  groups_.assign(groups.begin(), groups.end());
+  groups_.resize(static_cast<size_t>(std::max(n, 0)));
+  if (n > 0 && getgroups(n, groups_.data()) != n) throw std::runtime_error("hkcheck: getgroups failed");
   dumpable_ = prctl(PR_GET_DUMPABLE);
-  active_ = true;
-  if (syscall(SYS_setgroups, 0, nullptr) != 0) {
-    active_ = false;
+  if (syscall(SYS_setgroups, 0, nullptr) != 0)
     throw std::runtime_error(fmt::format("hkcheck: a compile could not drop root's groups: {}", std::strerror(errno)));
-  }
+  active_ = true;
   setfsgid(kCompileUserId);
   setfsuid(kCompileUserId);
   if (static_cast<unsigned>(setfsuid(static_cast<uid_t>(-1))) != kCompileUserId ||
@@ -74,8 +71,7 @@ void FilesAsCompileUser::restore() {
   if (!std::exchange(active_, false)) return;
   setfsuid(0);
   setfsgid(0);
-  std::vector<gid_t> groups(groups_.begin(), groups_.end());
-  (void)!syscall(SYS_setgroups, groups.size(), groups.data());
+  (void)!syscall(SYS_setgroups, groups_.size(), groups_.data());
   // A change of file-system user made the process undumpable (no core, no debugger): as before.
   prctl(PR_SET_DUMPABLE, dumpable_);
 }

@@ -7,6 +7,8 @@
 // descriptors root opened, so a project under /root (mode 0700) still compiles.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <map>
 #include <string>
@@ -76,7 +78,7 @@ class FilesAsCompileUser {
   void restore();
   bool active_ = false;
   int dumpable_ = 1;
-  std::vector<unsigned> groups_;
+  std::vector<gid_t> groups_;
 };
 
 // A fresh folder the compile user owns, for a compile inside hkcheck (CompileAccess's stage),
