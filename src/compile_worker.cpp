@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include "backends/rtc_compile_user.h"
 #include "code_object_resources.h"
 #include "compile_cache.h"
 #include "compile_attribution.h"
@@ -88,6 +89,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   }
   std::unique_ptr<Compiler> compiler;
   WorkerHello hello;
+  if (opt.backend == "hip") prepare_comgr_cache_for_compile_user();
   try {
     compiler = open_compiler(opt.backend, opt.arch, opt.host, opt.hiprtc_root);
     hello.ok = true;

@@ -101,6 +101,20 @@ class ThreadWorkingFolder {
 
 }  // namespace
 
+void prepare_comgr_cache_for_compile_user() {
+  const char* dir = std::getenv("AMD_COMGR_CACHE_DIR");
+  if (!host::compiles_unprivileged() || !dir || !*dir) return;
+  std::error_code ec;
+  const fs::path folder = fs::absolute(dir, ec).lexically_normal();
+  if (ec) return;
+  if (fs::create_directories(folder, ec)) fs::permissions(folder, fs::perms::owner_all, ec);  // one it makes is the compile user's alone
+  if (ec || !fs::is_directory(folder, ec)) return;
+  host::give_to_compile_user(folder.string());
+  if (host::compile_user_passes(folder)) return;
+  const int fd = open(folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);  // kept open: the process's compiles reach the folder through it
+  if (fd >= 0) setenv("AMD_COMGR_CACHE_DIR", fmt::format("/proc/self/fd/{}", fd).c_str(), 1);
+}
+
 CompileOutput compile_as_compile_user(const std::vector<std::string>& base_options, const CompileRequest& q, const RtcCompileCall& compile) {
   if (!host::compiles_unprivileged()) return compile(base_options, q);
   host::CompileStage stage;
