@@ -387,7 +387,7 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   const auto t0 = Clock::now();
   std::string archs;
   for (const std::string& a : opt.archs) archs += (archs.empty() ? "" : ",") + a;
-  const std::string out_dir = report.out_dir.empty() ? "results/compile-only" : report.out_dir;
+  const std::string out_dir = report.out_dir.empty() ? kCompileOnlyFolder : report.out_dir;
   Reporters reporters(report, out_dir, ConsoleStyle{"hkcheck", "compile only, " + archs + ": ", true, report.verbosity, report.durations});
   size_t done = 0;
   std::map<std::string, std::string> compilers;

@@ -40,6 +40,8 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
                                          std::map<std::string, std::string>* compilers = nullptr);
 
 struct RunInfo;
+
+inline constexpr const char* kCompileOnlyFolder = "results/compile-only";  // compile-only's default --out
 struct ReportSettings;
 
 // The whole mode: compiles, prints a line per result, writes the reports (test_results.json /

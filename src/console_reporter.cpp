@@ -57,6 +57,8 @@ class ConsoleReporter : public Reporter {
     }
   }
 
+  void files_go_to(const std::string& dir) override { out_dir_ = dir; }
+
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string*) override {
     clear_status();
     if (mode_ != ConsoleMode::quiet) {

@@ -29,6 +29,7 @@ bool make_folder(const std::string& dir, std::string* err) {
 class JsonReporter : public Reporter {
  public:
   explicit JsonReporter(std::string dir) : dir_(std::move(dir)) {}
+  void files_go_to(const std::string& dir) override { dir_ = dir; }
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) override {
     const std::string text = json_text(results_json(run, results), 2) + "\n";
     return make_folder(dir_, err) && write_file_atomic(dir_ + "/test_results.json", text, err);
@@ -41,6 +42,7 @@ class JsonReporter : public Reporter {
 class MarkdownReporter : public Reporter {
  public:
   explicit MarkdownReporter(std::string dir) : dir_(std::move(dir)) {}
+  void files_go_to(const std::string& dir) override { dir_ = dir; }
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) override {
     return make_folder(dir_, err) && write_file_atomic(dir_ + "/test_results.md", results_markdown(run, results), err);
   }
@@ -72,6 +74,10 @@ Reporters::Reporters(const ReportSettings& report, const std::string& out_dir, C
   all_.push_back(std::make_unique<MarkdownReporter>(out_dir));
   if (!report.junit_path.empty()) all_.push_back(std::make_unique<JunitReporter>(report.junit_path));
   all_.push_back(make_console_reporter(std::move(console), out_dir, report.junit_path));
+}
+
+void Reporters::files_go_to(const std::string& dir) {
+  for (auto& rep : all_) rep->files_go_to(dir);
 }
 
 void Reporters::case_finished(const CaseResult& r, size_t done, size_t total) {

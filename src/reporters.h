@@ -19,6 +19,8 @@ class Reporter {
   virtual void case_finished(const CaseResult& /*r*/, size_t /*done*/, size_t /*total*/) {}
   // The run is over; false with *err when the report could not be written.
   virtual bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) = 0;
+  // The results folder's files go to dir instead (results_owner.h: a run that checked nothing).
+  virtual void files_go_to(const std::string& /*dir*/) {}
 };
 
 class Reporters {
@@ -28,6 +30,8 @@ class Reporters {
   void case_finished(const CaseResult& r, size_t done, size_t total);
   // Runs every reporter (the files first, then the console's summary); false with *err.
   bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err);
+  // test_results.json and .md go to dir, not to the out folder given; JUnit stays where asked.
+  void files_go_to(const std::string& dir);
 
  private:
   std::vector<std::unique_ptr<Reporter>> all_;

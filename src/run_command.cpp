@@ -19,6 +19,8 @@
 #include "file_util.h"
 #include "interrupt.h"
 #include "journal.h"
+#include "last_run.h"
+#include "results_owner.h"
 #include "out_lock.h"
 #include "reporters.h"
 #include "results_folder.h"
@@ -199,7 +201,7 @@ class Run {
     }
     info_.device = dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
-    if (!out_folder_allowed(s_)) return kExitUsage;
+    if (!out_folder_allowed(s_) || !may_replace_results()) return kExitUsage;
     if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
     info_.spec.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{"hkcheck", "", false, s_.report.verbosity, s_.report.durations});
@@ -216,6 +218,31 @@ class Run {
     fmt::print(stderr, "hkcheck: {}: the run being resumed ran on {} ({}), this one would run on {} ({}); start a new run\n", journal_path_,
                was->name, was->backend, dev_->name, dev_->backend);
     return false;
+  }
+
+  // The folder's results are another device's, backend's or mode's: refused unless --force (a
+  // resumed run continues its own folder).
+  bool may_replace_results() {
+    if (!s_.resume_dir.empty() || s_.report.force) return true;
+    was_ = results_owner(s_.report.out_dir);
+    const std::string problem = replace_problem(s_.report.out_dir, was_, owner_of(info_));
+    if (!problem.empty()) fmt::print(stderr, "hkcheck: {}\n", problem);
+    return problem.empty();
+  }
+
+  // A run that checked nothing leaves results that did in place: its reports go beside them.
+  void keep_checked_results(const Counts& c) {
+    if (c.judged() > 0 || !was_ || !was_->checked) return;
+    const std::string beside = nothing_checked_folder(s_.report.out_dir);
+    reporters_->files_go_to(beside);
+    fmt::print(stderr, "hkcheck: nothing was checked, so {} keeps the results of the run started {}; this run's reports are in {}\n",
+               s_.report.out_dir, was_->started_at, beside);
+  }
+
+  // What a bare --last-failed reads next (last_run.h): this run's folder, once it checked something.
+  void remember_run() const {
+    if (std::string err; !record_last_run(absolute_project_folder(sel_), s_.report.out_dir, &err))
+      fmt::print(stderr, "hkcheck: note: the project keeps no last run for --last-failed: {}\n", err);
   }
 
   bool open_journal() {
@@ -340,12 +367,14 @@ class Run {
     const int sig = interrupt_signal();
     if (sig) info_.interrupted = signal_label(sig);
     info_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    keep_checked_results(count_results(results_));
     std::string err;
     if (!reporters_->run_finished(info_, results_, &err)) {
       fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
       return kExitUsage;
     }
     const Counts c = count_results(results_);
+    if (c.judged() > 0) remember_run();
     if (sig) {
       fmt::print(stderr, "hkcheck: interrupted by {}; `hkcheck --resume {}` runs the {} cases left\n", info_.interrupted,
                  s_.report.out_dir, c[Status::NOT_RUN]);
@@ -367,6 +396,7 @@ class Run {
   const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   RunInfo info_;
   std::optional<DeviceInfo> dev_;
+  std::optional<ResultsOwner> was_;  // whose results the out folder held before this run
   std::optional<CompileTarget> target_;  // the device's, once there is one
   std::string why_;
   std::map<CaseKey, JournaledCase> finished_;  // kept from the journal of a resumed run
@@ -428,6 +458,12 @@ int list_command(Settings& s) {
 int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
   if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
+  const std::string out = s.report.out_dir.empty() ? kCompileOnlyFolder : s.report.out_dir;
+  if (const std::string problem = replace_problem(out, s.report.force ? std::nullopt : results_owner(out), ResultsOwner{"compile-only"});
+      !problem.empty()) {
+    fmt::print(stderr, "hkcheck: {}\n", problem);
+    return kExitUsage;
+  }
   const int jobs = s.jobs > 0 ? s.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (s.report.verbosity >= 0)
     fmt::print(stderr, "hkcheck: compile only: {} kernels ({} cases) for {}, {} compile workers\n", sel->selection.kernels.size(),

@@ -12,6 +12,7 @@
 #include "exit_codes.h"
 #include "git_commit.h"
 #include "host_profile.h"
+#include "last_run.h"
 #include "manifest.h"
 #include "project.h"
 #include "private_folder.h"
@@ -55,8 +56,10 @@ void add_selection(CLI::App& app, SelectionSettings& s) {
       ->allow_extra_args(false);
   app.add_option("--exclude", s.excludes, "Leave out the cases whose id kernel/case matches, as -k matches (repeat: any)")
       ->allow_extra_args(false);
-  app.add_option("--last-failed", s.last_failed,
-                 "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json");
+  app.add_option("--last-failed,--lf", s.last_failed,
+                 "Run only the cases that did not pass (not PASS, SKIP or XFAIL) in an earlier run: its folder or test_results.json, "
+                 "or with none the project's last run that checked something (.hkcheck/last-run.json)")
+      ->expected(0, 1);
   app.add_flag("--allow-outside-root", s.allow_outside_root,
                "Take kernel and reference sources outside the project's repository (its git work tree, else its folder), which are "
                "refused by default: a manifest could otherwise have any file of the machine read, copied and quoted into the results");
@@ -66,8 +69,19 @@ void add_selection(CLI::App& app, SelectionSettings& s) {
   app.add_flag("--all", s.all, "Run every kernel in the manifests (the default when no name is given)");
 }
 
+// --last-failed takes a folder or file when given one: a word that names no file and has no '/'
+// is a kernel pattern after a bare --last-failed (`--lf rmsnorm`).
+void take_last_failed_word(SelectionSettings& s) {
+  std::error_code ec;
+  const std::string& word = s.last_failed;
+  const bool a_path = word.find('/') != std::string::npos || word.size() > 5 && word.substr(word.size() - 5) == ".json" || std::filesystem::exists(word, ec);
+  if (!word.empty() && !a_path) s.patterns.insert(s.patterns.begin(), word);
+  if (word.empty() || !a_path) s.last_failed = kLastRunSentinel;
+}
+
 void add_reports(CLI::App& app, ReportSettings& r) {
   app.add_option("--out", r.out_dir, "Folder for test_results.json and .md (default: results/<device>)");
+  app.add_flag("--force", r.force, "Replace the results in --out even when another device, backend or mode wrote them");
   app.add_option("--junit,--junitxml", r.junit_path, "Also write the results as JUnit XML to this file (for CI test reports; --junitxml as pytest spells it)");
   app.add_flag("--md-every-case", r.markdown_every_case,
                "List every case in test_results.md (by default it lists the cases that did not pass and stays under 60,000 "
@@ -307,6 +321,7 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
   }
   for (const CLI::Option* o : app.get_options())
     if (o->count() > 0) s.given.insert(o->get_name());
+  if (app.get_option("--last-failed")->count() > 0) take_last_failed_word(s.select);
   if (no_cache) s.cache_dir.clear();
   s.host.cache_dir = s.cache_dir;
   s.mode = mode_of(word, list, compile_only, worker, compile_worker, !s.diff_files.empty());

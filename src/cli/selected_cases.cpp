@@ -8,6 +8,7 @@
 
 #include "case_filter.h"
 #include "keyword_expr.h"
+#include "last_run.h"
 #include "report_text.h"
 #include "seed_sweep.h"
 #include "shard.h"
@@ -95,6 +96,14 @@ std::optional<SelectedCases> select_cases(Settings& s, const std::vector<std::st
   SelectedCases out;
   out.project = find_project(s.root_dir, s.manifest_dir, s.self_exe);
   s.manifest_dir = out.project.manifests;
+  if (s.select.last_failed == kLastRunSentinel) {
+    try {
+      s.select.last_failed = last_run_results(project_folder(out.project));
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "hkcheck: --last-failed: {}\n", e.what());
+      return std::nullopt;
+    }
+  }
   if (!std::filesystem::is_directory(s.manifest_dir)) {
     fmt::print(stderr, "hkcheck: manifest folder '{}' not found (run in a project folder that holds manifests/, or pass --root or --manifests)\n",
                s.manifest_dir);

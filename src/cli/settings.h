@@ -33,6 +33,7 @@ struct ReportSettings {
   std::string junit_path;  // "" for no JUnit file
   bool markdown_every_case = false;
   bool no_repro = false;  // no repro folders for the cases that did not pass
+  bool force = false;     // --force: replace results of another device, backend or mode (results_owner.h)
   int verbosity = 0;      // the console: -1 with -q, 1 with -v (console_reporter.h)
   size_t durations = 0;   // --durations N: the N slowest cases after the run
 };
