@@ -368,3 +368,4 @@ template <typename... HkA> inline const char* hk_host_params(void (*)(HkA...)) {
   }();
   return text.buf;
 }
+#include "hk_host_intrinsics.h"  // the rest of nvcc's implicit names (in the host backend's include folder)

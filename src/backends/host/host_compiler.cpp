@@ -246,6 +246,9 @@ std::vector<std::string> base_flags(const CompilerInfo& cxx, int warp_size, cons
   // The target's macro, as hipRTC defines it: the prelude's matrix-core built-ins and a kernel's
   // own `#if defined(__gfx950__)` paths follow it.
   if (arch.rfind("gfx", 0) == 0) flags.push_back(fmt::format("-D__{}__=1", arch));
+  // And __CUDA_ARCH__ for an NVIDIA target, as NVRTC defines it (sm_90a: 900); the prelude
+  // defines it after the system headers (hk_host_intrinsics.h).
+  if (arch.rfind("sm_", 0) == 0) flags.push_back(fmt::format("-DHK_HOST_CUDA_ARCH={}", std::atoi(arch.c_str() + 3) * 10));
   // __shared__ is a function-local thread_local here, which g++ makes one symbol (STB_GNU_UNIQUE)
   // across every library loaded in the worker: two builds of a file would share it. clang makes
   // no such symbols and does not know the option.
