@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report_text.h"
+#include "standard_streams.h"
 #include "reporters.h"
 #include "verdict_note.h"
 
@@ -24,10 +25,12 @@ size_t console_width() {
   return 80;
 }
 
+// Characters of a note in a line that no terminal bounds (a CI log): past them its middle goes.
+constexpr size_t kLogNoteColumns = 400;
+
 // The one-line reason a case did not pass (or, for compile-only, the message's first line).
 std::string console_case_note(const CaseResult& r, bool compile_only) {
-  const std::string note = compile_only ? r.message.substr(0, r.message.find('\n')) : r.status == Status::PASS ? "" : verdict_note(r);
-  return note.substr(0, 160);
+  return compile_only ? r.message.substr(0, r.message.find('\n')) : r.status == Status::PASS ? "" : verdict_note(r);
 }
 
 double console_case_seconds(const CaseResult& r, bool compile_only) { return (compile_only ? r.timings.compile_ms : r.timings.wall_ms) / 1000; }
@@ -54,6 +57,7 @@ class ConsoleReporter : public Reporter {
       fmt::print(stderr, "\r\033[K{}", status_line_text(done, total, counts_, elapsed, terminal_line(case_id_of(r)), console_width() - 1));
       std::fflush(stderr);
       drawn_ = true;
+      status_line_shown(true);
     }
   }
 
@@ -64,7 +68,7 @@ class ConsoleReporter : public Reporter {
     if (mode_ != ConsoleMode::quiet) {
       const auto failed = not_passed_lines(results, style_.verbosity > 0 ? results.size() : kConsoleNotPassedLines);
       if (!failed.empty()) fmt::print(stderr, "{}: cases that did not pass:\n", style_.prefix);
-      for (const std::string& line : failed) fmt::print(stderr, "  {}\n", terminal_line(line));
+      for (const std::string& line : failed) fmt::print(stderr, "  {}\n", fit(terminal_line(line), 2));
     }
     if (style_.durations > 0) {
       fmt::print(stderr, "{}: the {} slowest cases:\n", style_.prefix, std::min(style_.durations, results.size()));
@@ -84,16 +88,31 @@ class ConsoleReporter : public Reporter {
     if (!drawn_) return;
     fmt::print(stderr, "\r\033[K");
     drawn_ = false;
+    status_line_shown(false);
+  }
+
+  // line fitted to the terminal after `indent` columns, or to a log's bound off a terminal.
+  std::string fit(const std::string& line, size_t indent) const {
+    return mode_ == ConsoleMode::status_line ? fit_columns(line, console_width() - 1 - indent) : fit_columns(line, kLogNoteColumns);
   }
 
   void print_case(const CaseResult& r, size_t done, size_t total) const {
     const std::string note = console_case_note(r, style_.compile_only);
+    if (mode_ == ConsoleMode::status_line) {
+      // On a terminal a line fits its width, the verdict first: a wrapped line splits nothing.
+      const std::string line = fmt::format("{} {}/{} {:.2f} s{}", status_name(r.status), terminal_line(r.kernel), terminal_line(r.case_name),
+                                           console_case_seconds(r, style_.compile_only), note.empty() ? "" : "  " + terminal_line(note));
+      const std::string fitted = fit(line, 0), name = status_name(r.status);
+      if (fitted.rfind(name, 0) == 0) fmt::print(stderr, "{}{}\n", coloured_status(r.status), fitted.substr(name.size()));
+      else fmt::print(stderr, "{}\n", fitted);
+      return;
+    }
     // The name is padded before it is coloured, so the columns stay aligned.
     const std::string status = coloured_status(r.status) + std::string(13 - std::min<size_t>(13, std::string(status_name(r.status)).size()), ' ');
     const std::string count = total ? fmt::format("[{:>4}/{}]", done, total) : fmt::format("[{:>4}]", done);
     // Names and notes are the kernel's text: no control sequence of theirs reaches the terminal.
     fmt::print(stderr, "{} {:<28} {:<40} {} {:6.2f} s{}\n", count, terminal_line(r.kernel), terminal_line(r.case_name), status,
-               console_case_seconds(r, style_.compile_only), note.empty() ? "" : "  " + terminal_line(note));
+               console_case_seconds(r, style_.compile_only), note.empty() ? "" : "  " + fit_columns(terminal_line(note), kLogNoteColumns));
   }
 
   ConsoleStyle style_;
@@ -138,18 +157,23 @@ std::string status_line_text(size_t done, size_t total, const Counts& c, double 
 
 std::vector<std::string> not_passed_lines(const std::vector<CaseResult>& results, size_t max_lines) {
   std::vector<std::string> out;
-  size_t left = 0;
+  size_t left = 0, not_run = 0;
   for (const CaseResult& r : results) {
     if (status_ok(r.status)) continue;
+    if (r.status == Status::NOT_RUN) {  // an interrupt or -x leaves many: one line says how many
+      ++not_run;
+      continue;
+    }
     if (out.size() >= max_lines) {
       ++left;
       continue;
     }
     std::string note = console_case_note(r, false);
-    if (note.empty()) note = r.message.substr(0, r.message.find('\n')).substr(0, 160);
+    if (note.empty()) note = r.message.substr(0, r.message.find('\n'));
     out.push_back(fmt::format("{} {}/{}{}", status_name(r.status), r.kernel, r.case_name, note.empty() ? "" : " - " + note));
   }
   if (left) out.push_back(fmt::format("... and {} more (test_results.md lists them)", left));
+  if (not_run) out.push_back(fmt::format("{} {} {} not run", status_name(Status::NOT_RUN), not_run, not_run == 1 ? "case" : "cases"));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <vector>
 
 namespace hk {
 namespace {
@@ -111,6 +112,17 @@ std::string json_text(json doc, int indent) {
 }
 
 std::string terminal_line(std::string_view text) { return controls_escaped(utf8_escaped(text), true, "\t"); }
+
+std::string fit_columns(std::string_view line, size_t columns) {
+  std::vector<size_t> starts;  // the byte at which each code point begins
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) starts.push_back(i);
+  if (starts.size() <= columns) return std::string(line);
+  static constexpr std::string_view kGap = " ... ";
+  if (columns <= kGap.size()) return std::string(line.substr(0, starts[columns]));
+  const size_t keep = columns - kGap.size(), head = keep / 2, tail = keep - head;
+  return std::string(line.substr(0, starts[head])) + std::string(kGap) + std::string(line.substr(starts[starts.size() - tail]));
+}
 
 std::string xml_escape(std::string_view text) {
   const std::string s = utf8_escaped(text);

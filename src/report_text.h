@@ -22,6 +22,9 @@ std::string json_text(nlohmann::json doc, int indent = -1);
 // One line for a terminal: utf8_escaped, line breaks as spaces, other control characters (the
 // escape that starts a terminal's control sequences included) as \xNN.
 std::string terminal_line(std::string_view text);
+// A terminal_line cut to at most columns characters by losing its middle (" ... "), so that the
+// end a message is read for (a fault address, a race's lines) stays. Code points count as columns.
+std::string fit_columns(std::string_view line, size_t columns);
 
 // XML 1.0 element text or attribute value: utf8_escaped; & < > " ' as entities; a carriage
 // return as &#13; (a parser would turn it into a line feed); the characters XML 1.0 cannot hold

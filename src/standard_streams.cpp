@@ -12,11 +12,15 @@ namespace hk {
 namespace {
 
 std::atomic<unsigned long long> g_dropped{0};
+std::atomic<bool> g_status_line{false};
 
 // A stream's write: all of buf to the descriptor, or what the descriptor takes before it fails;
 // the rest is dropped and counted. Always "written", so stdio and fmt never see an error.
 ssize_t write_all_or_drop(void* cookie, const char* buf, size_t size) {
   const int fd = static_cast<int>(reinterpret_cast<intptr_t>(cookie));
+  // A message while the status line is shown goes on a cleared line (the status line redraws
+  // itself with "\r\033[K" first).
+  if (fd == STDERR_FILENO && size > 0 && buf[0] != '\r' && g_status_line.exchange(false)) (void)!::write(fd, "\r\033[K", 4);
   size_t done = 0;
   while (done < size) {
     const ssize_t n = ::write(fd, buf + done, size - done);
@@ -57,6 +61,8 @@ void keep_standard_streams_writable() {
   if (FILE* err = never_failing_stream(STDERR_FILENO, _IONBF)) stderr = err;
   if (FILE* out = never_failing_stream(STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF)) stdout = out;
 }
+
+void status_line_shown(bool shown) { g_status_line = shown; }
 
 unsigned long long dropped_output_bytes() { return g_dropped.load(); }
 

@@ -12,6 +12,10 @@ namespace hk {
 // descriptor does; what could not be written is dropped.
 void keep_standard_streams_writable();
 
+// Whether the console's status line (console_reporter.h) is on the terminal now: while it is,
+// the first other write to stderr clears it, so that no message runs into it.
+void status_line_shown(bool shown);
+
 // How many bytes of hkcheck's output were dropped so far (for tests).
 unsigned long long dropped_output_bytes();
 

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "last_run.h"
 
 namespace hk {
 namespace {
@@ -42,6 +45,41 @@ TEST(CommandLine, PytestSpellingsAreAliases) {
   Settings l;
   ASSERT_FALSE(parse({"--collect-only"}, l).has_value());
   EXPECT_EQ(l.mode, ModeName::list);
+}
+
+// `list` among the kernels, as pytest takes --collect-only anywhere.
+TEST(CommandLine, ListIsAModeAnywhereAmongTheKernels) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--backend", "host", "list"}, {"rmsnorm", "list", "silu"}}) {
+    Settings s;
+    ASSERT_FALSE(parse(args, s).has_value());
+    EXPECT_EQ(s.mode, ModeName::list);
+    EXPECT_EQ(std::count(s.select.patterns.begin(), s.select.patterns.end(), "list"), 0) << "the word is the mode, not a kernel";
+  }
+}
+
+// A bare --lf is the project's last run; a word after it that names no file is a kernel pattern.
+TEST(CommandLine, LastFailedTakesAFolderOrTheLastRun) {
+  Settings bare;
+  ASSERT_FALSE(parse({"--lf", "-x"}, bare).has_value());
+  EXPECT_EQ(bare.select.last_failed, kLastRunSentinel);
+  EXPECT_TRUE(bare.exit_first);
+  Settings named;
+  ASSERT_FALSE(parse({"--lf", "rmsnorm"}, named).has_value());
+  EXPECT_EQ(named.select.last_failed, kLastRunSentinel);
+  EXPECT_EQ(named.select.patterns, (std::vector<std::string>{"rmsnorm"}));
+  Settings folder;
+  ASSERT_FALSE(parse({"--last-failed", "results/h100", "rmsnorm"}, folder).has_value());
+  EXPECT_EQ(folder.select.last_failed, "results/h100");
+  EXPECT_EQ(folder.select.patterns, (std::vector<std::string>{"rmsnorm"}));
+}
+
+// A mistyped option is named with the nearest one there is.
+TEST(CommandLine, AnUnknownOptionGetsTheNearestOne) {
+  Settings s;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse({"--tiemout", "3", "rmsnorm"}, s), std::optional<int>(2));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("unknown option --tiemout (did you mean --timeout?)"), std::string::npos) << err;
 }
 
 // --hiprtc-root picks compile-only's hipRTC; a run on a GPU keeps its runtime's, so it is refused there.

@@ -20,6 +20,23 @@ TEST(ReportText, InvalidUtf8BytesAreEscapedAndValidTextKept) {
   EXPECT_FALSE(is_valid_utf8("\xc2"));
 }
 
+// A long message keeps its beginning and its end (a fault address, a race's lines): its middle goes.
+TEST(ReportText, FitColumnsLosesTheMiddle) {
+  const std::string msg = "CRASH k/c illegal memory access " + std::string(200, '.') + " at address 0x7f00dead";
+  const std::string fitted = fit_columns(msg, 78);
+  EXPECT_EQ(fitted.size(), 78u) << fitted;
+  EXPECT_EQ(fitted.rfind("CRASH k/c illegal", 0), 0u) << fitted;
+  EXPECT_NE(fitted.find(" ... "), std::string::npos) << fitted;
+  EXPECT_EQ(fitted.substr(fitted.size() - 10), "0x7f00dead") << fitted;
+  EXPECT_EQ(fit_columns("short", 78), "short");
+  // Columns are code points: a multi-byte character is never cut.
+  std::string accents;
+  for (int i = 0; i < 30; ++i) accents += "\u00e9";
+  const std::string wide = fit_columns(accents, 20);
+  EXPECT_TRUE(is_valid_utf8(wide)) << wide;
+  EXPECT_EQ(wide.size(), 15u * 2 + 5) << "15 accents of 2 bytes and the gap: " << wide;
+}
+
 TEST(ReportText, JsonTextEscapesEveryStringAndKey) {
   nlohmann::json doc = {{"message", "out\xff"}, {"list", {"ok", "\xfe"}}, {"nested", {{"k\xc0", 1}}}};
   const std::string text = json_text(doc);

@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/option_defaults.h"
+#include "close_match.h"
 #include "compile_only.h"
 #include "exit_codes.h"
 #include "git_commit.h"
@@ -67,6 +69,21 @@ void add_selection(CLI::App& app, SelectionSettings& s) {
                  "Run part K of N of the selected cases (e.g. 2/4), balanced by cost; `hkcheck merge OUT DIR...` joins the parts");
   app.add_option("--shard-durations", s.shard_durations, "Balance --shard by the case times of an earlier run (its folder or results file)");
   app.add_flag("--all", s.all, "Run every kernel in the manifests (the default when no name is given)");
+}
+
+bool is_mode_word(const std::string& w) { return w == "run" || w == "list" || w == "compile-only" || w == "mutate"; }
+
+// "did you mean --timeout?" for each option the command line does not know.
+void suggest_options(const CLI::App& app, std::ostream& err) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  for (const std::string& word : app.remaining()) {
+    if (word.rfind("--", 0) != 0) continue;
+    const std::string bare = word.substr(0, word.find('='));
+    if (const std::string best = closest_match(bare, names, 4); !best.empty())
+      err << "hkcheck: unknown option " << bare << " (did you mean " << best << "?)\n";
+  }
 }
 
 // --last-failed takes a folder or file when given one: a word that names no file and has no '/'
@@ -288,7 +305,7 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
   s.cache_dir = default_cache_dir();
   // A mode word first ("hkcheck list ...") is the same as its flag.
   std::string word;
-  if (args.size() > 1 && (args[1] == "run" || args[1] == "list" || args[1] == "compile-only" || args[1] == "mutate")) {
+  if (args.size() > 1 && is_mode_word(args[1])) {
     word = args[1];
     args.erase(args.begin() + 1);
   }
@@ -313,11 +330,20 @@ std::optional<int> parse_once(std::vector<std::string> args, Settings& s, std::s
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     // --help exits 0; every usage error is the documented 2.
-    return app.exit(e, std::cout, errors ? *errors : std::cerr) == 0 ? kExitOk : kExitUsage;
+    std::ostream& err = errors ? *errors : std::cerr;
+    const int rc = app.exit(e, std::cout, err);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) suggest_options(app, err);
+    return rc == 0 ? kExitOk : kExitUsage;
   }
   if (version) {
     fmt::print("hkcheck {} ({})\n", HKCHECK_VERSION, git_commit());
     return kExitOk;
+  }
+  // A mode's word anywhere among the kernels (`hkcheck --backend host list`, `hkcheck rmsnorm
+  // list`), as pytest takes --collect-only anywhere.
+  if (const auto w = std::find_if(s.select.patterns.begin(), s.select.patterns.end(), is_mode_word); word.empty() && w != s.select.patterns.end()) {
+    word = *w;
+    s.select.patterns.erase(w);
   }
   for (const CLI::Option* o : app.get_options())
     if (o->count() > 0) s.given.insert(o->get_name());
