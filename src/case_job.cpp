@@ -3,6 +3,7 @@
 #include "contracts/json_field.h"
 #include "backend.h"
 #include "json_number.h"
+#include "kernel_entries.h"
 
 #include <algorithm>
 #include <cmath>
@@ -198,9 +199,9 @@ CaseJob make_case_job(const KernelSpec& k, const CaseSpec& c, uint64_t seed, int
   job.case_name = c.name;
   job.manifest = k.manifest;
   job.source = k.source;
-  job.entry = k.entry;
+  job.entry = entry_of(k, c);
   job.reference = k.reference;
-  job.file_entries = k.file_entries.empty() ? std::vector<std::string>{k.entry} : k.file_entries;
+  job.file_entries = k.file_entries.empty() ? entries_of(k) : k.file_entries;
   job.include_dirs = k.include_dirs;
   job.compile_options = k.compile_options;
   job.gpu_only = k.gpu_only;

@@ -1,6 +1,7 @@
 #include "compile_only.h"
 #include "exit_codes.h"
 #include "reporters.h"
+#include "kernel_entries.h"
 
 #include <algorithm>
 #include <atomic>
@@ -46,6 +47,7 @@ struct CompileItem {
   int64_t max_block_threads = 0, max_dynamic_shared = 0;  // the most any of its cases launches with
   std::string not_for_vendor;  // set when the kernel has no file for the target's vendor: SKIP, nothing compiled
   std::shared_ptr<const CasePlan> plan;  // of first_case: its arguments, checked against the code's parameters
+  std::string entry;  // its cases' entry (kernel_entries.h: an entry with $param names one per case)
 };
 
 // The configurations of k for one target: the distinct defines its cases produce there.
@@ -53,20 +55,22 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
   const CompileTarget target = compile_only_target(arch);
   if (!serves_vendor(k, target.vendor)) {
     if (k.cases.empty()) return {};
-    CompileItem skip{&k, &k.cases.front(), {}, {}, {}, arch, "", "", 0, 0, not_for_vendor_message(k, target)};
+    CompileItem skip{&k, &k.cases.front(), {}, {}, {}, arch, "", "", 0, 0, not_for_vendor_message(k, target), nullptr, k.entry};
     for (const CaseSpec& c : k.cases) skip.cases.push_back(c.name);
     return {skip};
   }
   KernelSpec tk = k;  // with the target's file, defines and options
   apply_compile_target(tk, target);
-  std::map<std::vector<std::string>, size_t> configs;  // defines -> index in items
+  std::map<std::pair<std::vector<std::string>, std::string>, size_t> configs;  // (defines, entry) -> index in items
   std::vector<CompileItem> items;
   for (const CaseSpec& c : k.cases) {
     std::vector<std::string> defines;
     std::string error;
     int64_t threads = 0, shared = 0;
     std::shared_ptr<const CasePlan> plan;
+    std::string entry = k.entry;
     try {
+      entry = entry_of(k, c);
       plan = std::make_shared<const CasePlan>(plan_case(tk, c));
       defines = define_options(*plan);
       threads = plan->block_threads();
@@ -74,8 +78,8 @@ std::vector<CompileItem> target_items(const KernelSpec& k, const std::string& ar
     } catch (const PlanError& e) {
       error = plan_error_text(k, e);
     }
-    const auto [it, fresh] = configs.emplace(defines, items.size());
-    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, "", plan});
+    const auto [it, fresh] = configs.emplace(std::make_pair(defines, entry), items.size());
+    if (fresh) items.push_back(CompileItem{&k, &c, defines, {}, {}, arch, error, tk.source, 0, 0, "", plan, entry});
     CompileItem& item = items[it->second];
     item.cases.push_back(c.name);
     item.max_block_threads = std::max(item.max_block_threads, threads);
@@ -99,6 +103,7 @@ std::vector<CompileItem> compile_items(const std::vector<const KernelSpec*>& ker
 std::string config_name(const CompileItem& item) {
   std::string s = item.arch;
   for (const std::string& d : item.defines) s += " " + d.substr(2);  // "-DT=bf16" -> "T=bf16"
+  if (item.entry != item.kernel->entry) s += " " + item.entry;      // one instantiation of a $param entry
   return s;
 }
 
@@ -192,7 +197,7 @@ class CompilerProcess {
     const KernelSpec& k = *item.kernel;
     // A file of one vendor holds only the entries its manifest kernels name for it.
     const bool own_file = k.vendor_sources.empty() && !k.file_entries.empty();
-    const std::vector<std::string> entries = own_file ? k.file_entries : std::vector<std::string>{k.entry};
+    const std::vector<std::string> entries = own_file ? k.file_entries : std::vector<std::string>{item.entry};
     std::string key = arch_ + "\n" + item.source + "\n";
     for (const std::string& o : item.options) key += o + "\n";
     for (const std::string& e : entries) key += "entry " + e + "\n";
@@ -250,21 +255,20 @@ class CompilerProcess {
 
   // The verdict of item's entry from the answer for its file.
   void judge(const CompileItem& item, const CompileAnswer& res, CaseResult& r) {
-    const KernelSpec& k = *item.kernel;
-    if (const auto e = res.entry_errors.find(k.entry); res.ok && e != res.entry_errors.end()) {
+    if (const auto e = res.entry_errors.find(item.entry); res.ok && e != res.entry_errors.end()) {
       r.status = Status::COMPILE_ERROR;  // the file compiled; this entry names none of its kernels
       r.message = e->second;
     } else if (res.ok) {
       r.status = Status::PASS;
       r.message = fmt::format("compiled with {} ({} bytes)", compiler_, res.bytes);
       if (!res.log.empty()) r.notes.push_back("compiler log: " + res.log);
-      const auto figures = res.resources_by_entry.find(k.entry);
+      const auto figures = res.resources_by_entry.find(item.entry);
       judge_resources(item, figures == res.resources_by_entry.end() ? nullptr : &figures->second, r);
     } else {
       r.status = Status::COMPILE_ERROR;
       // Every entry of a file that does not compile gets the same log and its own summary:
       // the answer may be one another kernel of the file asked for (CompileMemo).
-      const auto own = res.summaries.find(k.entry);
+      const auto own = res.summaries.find(item.entry);
       r.message = own == res.summaries.end() || own->second.empty() ? res.log : own->second;
       r.compile_log = bounded_text(res.log, kMaxCaseCompileLog, "the compiler's log");
     }

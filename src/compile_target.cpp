@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "kernel_entries.h"
+
 namespace hk {
 namespace {
 
@@ -91,12 +93,13 @@ void use_compile_target(std::vector<KernelSpec>& kernels, const CompileTarget& t
   std::map<std::string, std::set<std::string>> by_source;
   for (KernelSpec& k : kernels) {
     apply_compile_target(k, t);
-    if (serves_vendor(k, t.vendor)) by_source[k.source].insert(k.entry);
+    if (serves_vendor(k, t.vendor))
+      for (const std::string& e : entries_of(k)) by_source[k.source].insert(e);
   }
   for (KernelSpec& k : kernels) {
     const auto& entries = by_source[k.source];
     k.file_entries.assign(entries.begin(), entries.end());
-    if (!serves_vendor(k, t.vendor)) k.file_entries = {k.entry};
+    if (!serves_vendor(k, t.vendor)) k.file_entries = entries_of(k);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "device_part_headers.h"
 #include "entry_symbols.h"
 #include "line_directive.h"
+#include "vendor_headers.h"
 
 namespace hk {
 namespace {
@@ -22,7 +23,7 @@ bool parse_as_hip(const std::string& backend, const std::string& path) {
 
 }  // namespace
 
-std::string explain_missing_headers(const std::string& log) {
+std::string explain_missing_headers(const std::string& log, const std::string& backend) {
   // NVRTC: cannot open source file "x.h"; clang (hipRTC, host): 'x.h' file not found; gcc: x.h: No such file or directory.
   static const std::regex missing(R"re((cannot open source file "([^"]+)")|('([^']+)' file not found)|(([^\s:]+\.(h|hpp|cuh|hh|inc)): No such file or directory))re");
   std::istringstream in(log);
@@ -34,7 +35,14 @@ std::string explain_missing_headers(const std::string& log) {
     if (line.find("(hkcheck: ") == std::string::npos && line.find("Permission denied") == std::string::npos &&
         std::regex_search(line, m, missing)) {
       const std::string header = m[2].matched ? m[2].str() : m[4].matched ? m[4].str() : m[6].str();
-      line += fmt::format(" (hkcheck: {} is not on the include path: add the folder that holds it to the manifest's \"include_dirs\")", header);
+      const std::string vendor = vendor_of_header(header);
+      if ((backend == "hip" && vendor == "cuda") || (backend == "cuda" && vendor == "hip"))
+        line += fmt::format(" (hkcheck: {0} is {1}'s own header, so this file is {1} source: give the kernel one file per vendor, "
+                            "\"source\": {{\"{2}\": \"k.{3}\", \"{4}\": \"k.{5}\"}}, or {{\"{2}\": ...}} alone to run it on {1} only "
+                            "(docs/porting.md))",
+                            header, vendor == "cuda" ? "CUDA" : "HIP", vendor, vendor == "cuda" ? "cu" : "hip", backend, backend == "cuda" ? "cu" : "hip");
+      else
+        line += fmt::format(" (hkcheck: {} is not on the include path: add the folder that holds it to the manifest's \"include_dirs\")", header);
     }
     out += line + "\n";
   }
@@ -69,7 +77,7 @@ CompileRequest with_device_part(const CompileRequest& request, bool hip, const s
 // then, if that fails too, each entry alone, so that a kernel that does not compile (an intrinsic
 // the target lacks) fails its own entry only and the rest compile together.
 CompileOutput compile_kernels_apart(const std::function<CompileOutput(const CompileRequest&)>& compile, const CompileRequest& request,
-                                    bool hip, const std::string& failed_source, CompileOutput failed) {
+                                    const std::string& backend, bool hip, const std::string& failed_source, CompileOutput failed) {
   const CompileRequest named = with_device_part(request, hip, request.entries, nullptr);
   if (named.source != failed_source) {
     CompileOutput out = compile_entries(compile, named);
@@ -83,7 +91,7 @@ CompileOutput compile_kernels_apart(const std::function<CompileOutput(const Comp
     one.entries = {e};
     const CompileOutput alone = compile(one);
     if (alone.ok) good.push_back(e);
-    else bad[e] = compile_error_summary(explain_missing_headers(alone.log), one.source, one.source_name, e, {e}) +
+    else bad[e] = compile_error_summary(explain_missing_headers(alone.log, backend), one.source, one.source_name, e, {e}) +
                   " (compiled alone: the file's other kernels compile without it)";
   }
   if (good.empty() || bad.empty()) return failed;
@@ -122,7 +130,7 @@ CompileOutput compile_kernel_file(const std::function<CompileOutput(const Compil
   CompileOutput out = compile_entries(compile, q);
   if (!out.ok && parsed) {
     try {
-      out = compile_kernels_apart(compile, named, hip, q.source, std::move(out));
+      out = compile_kernels_apart(compile, named, backend, hip, q.source, std::move(out));
     } catch (const std::exception&) {
       // the first answer stands
     }
@@ -132,7 +140,7 @@ CompileOutput compile_kernel_file(const std::function<CompileOutput(const Compil
     if (const auto err = out.entry_errors.find(x); err != out.entry_errors.end()) out.entry_errors[symbol] = err->second;
   }
   if (!out.ok) {
-    out.log = explain_missing_headers(out.log);
+    out.log = explain_missing_headers(out.log, backend);
     if (!note.empty()) out.log += "\n" + note;
   }
   return out;

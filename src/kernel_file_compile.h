@@ -14,7 +14,8 @@ namespace hk {
 CompileOutput compile_kernel_file(const std::function<CompileOutput(const CompileRequest&)>& compile, const CompileRequest& request,
                                   const std::string& backend);
 
-// The log with every "header not found" error told which manifest field fixes it.
-std::string explain_missing_headers(const std::string& log);
+// The log with every "header not found" error told which manifest field fixes it: "include_dirs",
+// or a per-vendor "source" when the header is the other vendor's own (backend: "cuda", "hip").
+std::string explain_missing_headers(const std::string& log, const std::string& backend = "");
 
 }  // namespace hk

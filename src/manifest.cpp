@@ -11,6 +11,7 @@
 #include "case_plan.h"
 #include "dtype.h"
 #include "expectation.h"
+#include "kernel_entries.h"
 #include "manifest_compile.h"
 #include "manifest_read.h"
 #include "results_folder.h"
@@ -510,6 +511,13 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
     }
   }
   check_section_defines(k);
+  for (const CaseSpec& c : k.cases) {
+    try {
+      check_entry(entry_of(k, c), path);
+    } catch (const PlanError& e) {
+      fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
+    }
+  }
   return k;
 }
 
@@ -571,7 +579,8 @@ int manifest_repeat(const KernelSpec& k, const CaseSpec& c) { return c.repeat.va
 
 void link_file_entries(std::vector<KernelSpec>& kernels) {
   std::map<std::string, std::set<std::string>> by_source;
-  for (const KernelSpec& k : kernels) by_source[k.source].insert(k.entry);
+  for (const KernelSpec& k : kernels)
+    for (const std::string& e : entries_of(k)) by_source[k.source].insert(e);
   for (KernelSpec& k : kernels) k.file_entries.assign(by_source[k.source].begin(), by_source[k.source].end());
 }
 

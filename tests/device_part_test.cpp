@@ -288,6 +288,20 @@ TEST(KernelFileCompile, NamesIncludeDirsForAMissingHeader) {
   EXPECT_EQ(explain_missing_headers(denied), denied);
 }
 
+// The other vendor's own header: the way on is a file per vendor, not an include folder.
+TEST(KernelFileCompile, NamesAPerVendorSourceForTheOtherVendorsHeader) {
+  const std::string hiprtc = "k.cu:6:10: fatal error: 'cuda_bf16.h' file not found";
+  const std::string told = explain_missing_headers(hiprtc, "hip");
+  EXPECT_TRUE(contains(told, "cuda_bf16.h is CUDA's own header, so this file is CUDA source")) << told;
+  EXPECT_TRUE(contains(told, "\"source\": {\"cuda\": \"k.cu\", \"hip\": \"k.hip\"}")) << told;
+  EXPECT_FALSE(contains(told, "include_dirs")) << told;
+  const std::string nvrtc = explain_missing_headers("k.hip(7): catastrophic error: cannot open source file \"hip/hip_runtime.h\"", "cuda");
+  EXPECT_TRUE(contains(nvrtc, "hip/hip_runtime.h is HIP's own header, so this file is HIP source")) << nvrtc;
+  EXPECT_TRUE(contains(nvrtc, "{\"hip\": ...} alone to run it on HIP only")) << nvrtc;
+  // Under its own vendor's compiler a missing CUDA header is an include folder's matter.
+  EXPECT_TRUE(contains(explain_missing_headers("k.cu(3): catastrophic error: cannot open source file \"cute/tensor.hpp\"", "cuda"), "include_dirs"));
+}
+
 TEST(KernelFileCompile, CompilesTheDevicePartAndFindsSymbolEntries) {
   CompileRequest seen;
   auto fake = [&](const CompileRequest& q) {
