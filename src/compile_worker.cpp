@@ -1,5 +1,7 @@
 #include "compile_worker.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <iostream>
 #include <sstream>
@@ -81,7 +83,12 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   const struct EndBelow {
     ~EndBelow() { end_descendants(getpid(), std::chrono::seconds(2)); }
   } end_below;
-  if (opt.yield_cpu) setpriority(PRIO_PROCESS, 0, kYieldingNiceness);  // best effort: an error leaves it as it is
+  // Ten above the run's own niceness (a run under `nice` yields too), at most 19; best effort.
+  if (opt.yield_cpu) {
+    errno = 0;
+    const int own = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) setpriority(PRIO_PROCESS, 0, std::min(own + kYieldingNiceness, 19));
+  }
   ProtocolChannel chan(opt.protocol_fd);
   if (!chan.ok()) {
     std::cerr << "hkcheck compile worker: protocol descriptor " << opt.protocol_fd << " is not open\n";
