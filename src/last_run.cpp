@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kLastRunVersion = 1;
 
-fs::path state_folder(const std::string& project_folder) { return fs::path(project_folder) / ".hkcheck"; }
+fs::path state_folder(const std::string& project_folder) { return fs::path(project_folder) / kStateFolderName; }
 
 }  // namespace
 

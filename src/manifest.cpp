@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "expectation.h"
 #include "kernel_entries.h"
+#include "last_run.h"
 #include "manifest_compile.h"
 #include "manifest_read.h"
 #include "results_folder.h"
@@ -589,7 +590,9 @@ std::vector<std::string> find_manifests(const std::string& dir, std::vector<std:
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code dir_ec;
-    if (it->is_directory(dir_ec) && is_results_folder(it->path())) it.disable_recursion_pending();  // its repro copies are not manifests
+    // A results folder's repro copies are not manifests, nor is hkcheck's own state (last_run.h),
+    // which lies inside the manifests when they are the project's folder (--manifests .).
+    if (it->is_directory(dir_ec) && (is_results_folder(it->path()) || it->path().filename() == kStateFolderName)) it.disable_recursion_pending();
     if (it->path().extension() != ".json") continue;
     std::error_code type_ec;
     if (it->is_regular_file(type_ec)) files.push_back(it->path().string());

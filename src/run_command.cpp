@@ -459,7 +459,7 @@ int compile_only_mode(Settings& s) {
   auto sel = select_cases(s);
   if (!sel || (!s.report.out_dir.empty() && !out_folder_allowed(s))) return kExitUsage;
   const std::string out = s.report.out_dir.empty() ? kCompileOnlyFolder : s.report.out_dir;
-  if (const std::string problem = replace_problem(out, s.report.force ? std::nullopt : results_owner(out), ResultsOwner{"compile-only"});
+  if (const std::string problem = replace_problem(out, s.report.force ? std::nullopt : results_owner(out), ResultsOwner{"compile-only", "", "", false});
       !problem.empty()) {
     fmt::print(stderr, "hkcheck: {}\n", problem);
     return kExitUsage;

@@ -33,6 +33,7 @@ TEST(ResultsFolder, ManifestDiscoverySkipsResultsFolders) {
   dir.write("m/old/repro/k/c/manifest.json", "{}");
   dir.write("m/compiled/test_results.json", "{}");
   dir.write("m/compiled/test_results.md", "");
+  dir.write("m/.hkcheck/last-run.json", "{}");  // the project's state, when the manifests are its folder
   const std::vector<std::string> found = find_manifests(dir.path() + "/m");
   EXPECT_EQ(found, (std::vector<std::string>{dir.path() + "/m/a.json", dir.path() + "/m/sub/b.json"}));
 }
