@@ -367,13 +367,13 @@ class Run {
     const int sig = interrupt_signal();
     if (sig) info_.interrupted = signal_label(sig);
     info_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    keep_checked_results(count_results(results_));
+    const Counts c = count_results(results_);
+    keep_checked_results(c);
     std::string err;
     if (!reporters_->run_finished(info_, results_, &err)) {
       fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
       return kExitUsage;
     }
-    const Counts c = count_results(results_);
     if (c.judged() > 0) remember_run();
     if (sig) {
       fmt::print(stderr, "hkcheck: interrupted by {}; `hkcheck --resume {}` runs the {} cases left\n", info_.interrupted,
