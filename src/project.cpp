@@ -33,6 +33,12 @@ ProjectPaths find_project(const std::string& root_flag, const std::string& manif
   return at(".");
 }
 
+void LoadedManifests::leave_out(const std::string& name, std::string error) {
+  error_of.emplace(name, error);  // the first error a kernel meets is the one its row says
+  errors.push_back(std::move(error));
+  failed_kernels.push_back(name);
+}
+
 std::string project_folder(const ProjectPaths& p) {
   if (!p.root.empty()) return p.root;
   fs::path m = fs::path(p.manifests).lexically_normal();
@@ -51,12 +57,13 @@ LoadedManifests load_manifests(const std::string& dir, const std::vector<AxisOve
     ManifestLoad load = load_manifest(file, axes, strict);
     out.warnings.insert(out.warnings.end(), load.warnings.begin(), load.warnings.end());
     out.axes_applied.insert(load.axes_applied.begin(), load.axes_applied.end());
-    out.errors.insert(out.errors.end(), load.errors.begin(), load.errors.end());
-    out.failed_kernels.insert(out.failed_kernels.end(), load.failed_kernels.begin(), load.failed_kernels.end());
+    // load_manifest records each error with the kernel it leaves out, pair by pair.
+    for (size_t i = 0; i < load.errors.size(); ++i)
+      if (i < load.failed_kernels.size()) out.leave_out(load.failed_kernels[i], load.errors[i]);
+      else out.errors.push_back(load.errors[i]);
     for (KernelSpec& k : load.kernels) {
       if (const auto it = kernel_home.find(k.name); it != kernel_home.end()) {
-        out.errors.push_back(fmt::format("{}: {}/name: kernel '{}' is already defined in {}", file, k.json_path, k.name, it->second));
-        out.failed_kernels.push_back(k.name);
+        out.leave_out(k.name, fmt::format("{}: {}/name: kernel '{}' is already defined in {}", file, k.json_path, k.name, it->second));
         continue;
       }
       kernel_home[k.name] = file;
@@ -133,10 +140,9 @@ void refuse_sources_outside(LoadedManifests& loaded, const std::string& boundary
       kept.push_back(std::move(k));
       continue;
     }
-    loaded.errors.push_back(fmt::format("{}: {}/{}: {} lies outside the project ({}): hkcheck reads, copies and quotes kernel sources, "
-                                        "so one outside is refused; --allow-outside-root takes it",
-                                        k.manifest, k.json_path, outside->first, outside->second, boundary));
-    loaded.failed_kernels.push_back(k.name);
+    loaded.leave_out(k.name, fmt::format("{}: {}/{}: {} lies outside the project ({}): hkcheck reads, copies and quotes kernel sources, "
+                                         "so one outside is refused; --allow-outside-root takes it",
+                                         k.manifest, k.json_path, outside->first, outside->second, boundary));
   }
   loaded.kernels = std::move(kept);
 }
@@ -155,14 +161,12 @@ ReferenceIndex find_references(LoadedManifests& loaded, const ProjectPaths& proj
     const auto it = index.file_of.find(k.reference);
     const bool named_file_has_it = k.reference_source.empty() || (it != index.file_of.end() && it->second == std::filesystem::weakly_canonical(k.reference_source).string());
     if (it == index.file_of.end() || !named_file_has_it) {
-      loaded.errors.push_back(fmt::format("{}: {}/reference: no HK_REFERENCE({}) in {}", k.manifest, k.json_path, k.reference,
-                                          k.reference_source.empty() ? searched : k.reference_source));
-      loaded.failed_kernels.push_back(k.name);
+      loaded.leave_out(k.name, fmt::format("{}: {}/reference: no HK_REFERENCE({}) in {}", k.manifest, k.json_path, k.reference,
+                                           k.reference_source.empty() ? searched : k.reference_source));
       continue;
     }
     if (const std::string bad = derived_reference_outside(k, index, it->second); !bad.empty()) {
-      loaded.errors.push_back(bad);
-      loaded.failed_kernels.push_back(k.name);
+      loaded.leave_out(k.name, bad);
       continue;
     }
     kept.push_back(std::move(k));

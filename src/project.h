@@ -33,6 +33,10 @@ struct LoadedManifests {
   std::vector<std::string> warnings;        // the same, for kernels that still run (ManifestLoad::warnings)
   std::vector<std::string> failed_kernels;  // names of kernels left out because of errors
   std::set<std::string> axes_applied;       // the -a overrides some sweep took
+  std::map<std::string, std::string> error_of;  // a left-out kernel's own error: its ERROR row says it
+
+  // Records an error that leaves kernel `name` out of the run.
+  void leave_out(const std::string& name, std::string error);
 };
 
 // The folder a project's kernel sources must lie in: the git work tree holding its folder (a

@@ -148,7 +148,8 @@ void add_manifest_failures(const Settings& s, const SelectedCases& sel, std::vec
     r.kernel = name;
     r.case_name = "(manifest)";
     r.status = Status::ERROR;
-    r.message = "not run: its manifest entry has errors (see manifest_errors)";
+    const auto error = sel.loaded.error_of.find(name);
+    r.message = "not run: its manifest entry has an error: " + (error == sel.loaded.error_of.end() ? std::string("see run.manifest_errors") : error->second);
     results.push_back(std::move(r));
   }
 }

@@ -8,7 +8,8 @@
 
 namespace hk {
 
-Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<std::string>& patterns) {
+Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<std::string>& patterns,
+                         const std::vector<std::string>& left_out) {
   Selection sel;
   std::set<std::string> chosen;
   for (const KernelSpec& k : all) {
@@ -18,6 +19,8 @@ Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<s
   }
   for (const auto& p : patterns) {
     if (std::any_of(all.begin(), all.end(), [&](const KernelSpec& k) { return fnmatch(p.c_str(), k.name.c_str(), 0) == 0; }))
+      continue;
+    if (std::any_of(left_out.begin(), left_out.end(), [&](const std::string& name) { return fnmatch(p.c_str(), name.c_str(), 0) == 0; }))
       continue;
     std::vector<std::string> names;
     for (const KernelSpec& k : all) names.push_back(k.name);

@@ -13,7 +13,9 @@ struct Selection {
   std::vector<std::string> errors;         // patterns that matched nothing, with suggestions
 };
 
-// Empty patterns select everything.
-Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<std::string>& patterns);
+// Empty patterns select everything. A pattern that matches only kernels in `left_out` (left out
+// for manifest errors, which report them) is not "no kernel matches".
+Selection select_kernels(const std::vector<KernelSpec>& all, const std::vector<std::string>& patterns,
+                         const std::vector<std::string>& left_out = {});
 
 }  // namespace hk

@@ -49,7 +49,7 @@ bool apply_filters(const SelectionSettings& o, SelectedCases& out) {
   out.last_run_green = filter.only && filter.only->empty();
   std::vector<KernelSpec>& kernels = out.loaded.kernels;
   for (KernelSpec& k : kernels) filter_cases(k, filter);
-  out.selection = select_kernels(kernels, kernel_patterns);
+  out.selection = select_kernels(kernels, kernel_patterns, out.loaded.failed_kernels);
   if (!o.shard.empty()) {
     try {
       const ShardSpec shard = parse_shard(o.shard);
