@@ -40,7 +40,7 @@ struct Merge : ::testing::Test {
     std::vector<std::string> argv = {HKCHECK_PATH};
     argv.insert(argv.end(), args.begin(), args.end());
     Subprocess p(argv, 3);
-    EXPECT_TRUE(p.wait_for(std::chrono::seconds(30))) << p.output_tail(4000);
+    EXPECT_TRUE(p.wait_for(std::chrono::seconds(300))) << p.output_tail(4000);
     const ExitStatus st = p.wait();
     return {st.exited ? st.code : -1, p.output_tail(8000)};
   }

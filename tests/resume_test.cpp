@@ -50,7 +50,7 @@ struct Resume : ::testing::Test {
     std::vector<std::string> argv = {HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache", "--jobs", "1"};
     argv.insert(argv.end(), args.begin(), args.end());
     Subprocess p(argv, 3);
-    EXPECT_TRUE(p.wait_for(std::chrono::seconds(30))) << p.output_tail(4000);
+    EXPECT_TRUE(p.wait_for(std::chrono::seconds(300))) << p.output_tail(4000);
     const ExitStatus st = p.wait();
     return {st.exited ? st.code : -1, p.output_tail(8000)};
   }
@@ -154,7 +154,7 @@ TEST_F(Resume, PathsSpelledAnotherWayChangeNothing) {
   Subprocess first({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" --worker-exe \"$2\" --no-cache --manifests m --out out", dir.path(),
                     HKCHECK_PATH, FAKE_WORKER_PATH},
                    3);
-  ASSERT_TRUE(first.wait_for(std::chrono::seconds(30)));
+  ASSERT_TRUE(first.wait_for(std::chrono::seconds(300)));
   ASSERT_EQ(first.wait().code, 0) << first.output_tail(4000);
   const Ran r = hkcheck({"--resume", out});
   EXPECT_EQ(r.code, 0) << r.output;
@@ -204,7 +204,7 @@ TEST_F(Resume, ARunRecordTheCommandLineWouldRefuseIsRefused) {
   // Without the test double, a backend of no name (this run's is the double's, "fake").
   std::ofstream(out + "/results.jsonl", std::ios::trunc) << journal;
   Subprocess p({HKCHECK_PATH, "--no-cache", "--resume", out}, 3);
-  ASSERT_TRUE(p.wait_for(std::chrono::seconds(30)));
+  ASSERT_TRUE(p.wait_for(std::chrono::seconds(300)));
   EXPECT_EQ(p.wait().code, 2);
   EXPECT_NE(p.output_tail(4000).find("--backend fake: not a backend"), std::string::npos) << p.output_tail(4000);
 }

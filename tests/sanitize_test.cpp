@@ -82,7 +82,7 @@ struct EndToEnd : ::testing::Test {
     Subprocess p({HKCHECK_PATH, "--worker-exe", FAKE_WORKER_PATH, "--no-cache", "--backend", backend, extra, "--seed", "5",
                   "--manifests", dir.path() + "/m", "--out", out},
                  3);
-    EXPECT_TRUE(p.wait_for(std::chrono::seconds(20)));
+    EXPECT_TRUE(p.wait_for(std::chrono::seconds(300)));
     const ExitStatus st = p.wait();
     EXPECT_TRUE(st.exited && st.code == expected_exit) << st.describe() << "\n" << p.output_tail(4000);
     return json::parse(slurp(out + "/test_results.json"));
@@ -109,7 +109,7 @@ TEST_F(EndToEnd, FailingCaseGetsAReproFolderAndASanitizerReport) {
   Subprocess rerun({"/bin/sh", "-c", "HKCHECK='" + std::string(HKCHECK_PATH) + "' \"$0\" --worker-exe '" + FAKE_WORKER_PATH + "' --no-cache",
                     repro + "/rerun.sh"},
                    3);
-  ASSERT_TRUE(rerun.wait_for(std::chrono::seconds(20)));
+  ASSERT_TRUE(rerun.wait_for(std::chrono::seconds(300)));
   EXPECT_EQ(rerun.wait().code, 1) << rerun.output_tail(4000);
   const json again = json::parse(slurp(repro + ".rerun/test_results.json"));
   ASSERT_EQ(again["cases"].size(), 1u);
