@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "device_part.h"
-#include "device_part_headers.h"
-#include "file_util.h"
+#include "compile/device_part.h"
+#include "compile/device_part_headers.h"
+#include "util/file_util.h"
 
 int main(int argc, char** argv) {
   int a = 1;

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "fp4_codec.h"
+#include "model/fp4_codec.h"
 #include "prelude/hk_minifloat.h"
 
 int main() {

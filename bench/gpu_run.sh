@@ -126,7 +126,7 @@ PY
       # The committed run: --all with empty caches (results/<gpu>/), then again with the caches
       # it filled (results/<gpu>/warm/, and twice more: warm runs vary by a second or two); the
       # verdicts must be the same. Then the cold run again with no compiles ahead of the workers
-      # (HKCHECK_COMPILE_AHEAD=0, src/compile_ahead.h) on caches of its own, for the ratio. Cold
+      # (HKCHECK_COMPILE_AHEAD=0, src/run/compile_ahead.h) on caches of its own, for the ratio. Cold
       # means NVRTC's own cache too (CUDA 12.9+, on by default where a driver is): it made a second
       # "cold" run's compiles 6x faster. CUDA_CACHE_DISABLE=1 turns it off for the cold runs.
       rm -rf "$out/all" "$out/warm" "$out/warm2" "$out/warm3" "$out/cold_no_ahead" "$cache" "$cache-no-ahead"

@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "dtype.h"
-#include "first_touch.h"
-#include "generator.h"
-#include "parallel_for.h"
+#include "model/dtype.h"
+#include "util/first_touch.h"
+#include "refs/generator.h"
+#include "util/parallel_for.h"
 
 int main(int argc, char** argv) {
   using namespace hk;

@@ -14,12 +14,12 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "case_job.h"
-#include "parallel_for.h"
-#include "project.h"
-#include "reference_inputs.h"
-#include "run_environment.h"
-#include "runtime_references.h"
+#include "contracts/case_job.h"
+#include "util/parallel_for.h"
+#include "select/project.h"
+#include "refs/reference_inputs.h"
+#include "run/run_environment.h"
+#include "refs/runtime_references.h"
 
 namespace hk {
 namespace {

@@ -46,11 +46,11 @@ rm -rf "$edit_root" && mkdir -p "$edit_root" && cp -r "$root/manifests" "$root/k
 # Cold means NVRTC's own cache too (CUDA 12.9+, on by default where a driver is): off for it.
 cold=$(CUDA_CACHE_DISABLE=1 wall cold --root "$edit_root" --all --devices 0)
 # The same cold run with every worker compiling its own kernels, none ahead of them
-# (src/compile_ahead.h), on caches of its own.
+# (src/run/compile_ahead.h), on caches of its own.
 cold_no_ahead=$(CUDA_CACHE_DISABLE=1 HKCHECK_COMPILE_AHEAD=0 cache="$out/cache_no_ahead" wall cold_no_ahead --root "$edit_root" --all --devices 0)
 warm=$(wall warm --root "$edit_root" --all --devices 0)
 # The same warm run with every input made on the CPU (HKCHECK_DEVICE_INPUTS=0), as before the
-# GPU made them (src/device_inputs.h).
+# GPU made them (src/worker/device_inputs.h).
 export HKCHECK_DEVICE_INPUTS=0
 warm_cpu=$(wall warm_cpu_inputs --root "$edit_root" --all --devices 0)
 unset HKCHECK_DEVICE_INPUTS

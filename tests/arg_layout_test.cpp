@@ -1,7 +1,7 @@
 // Struct arguments laid out as C++ lays out the kernel's type: each layout hkcheck computes is
 // checked against the compiler's own sizeof/offsetof of the same struct, and the bytes against
 // the fields read back through it.
-#include "arg_layout.h"
+#include "model/arg_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "case_job.h"
-#include "manifest.h"
+#include "contracts/case_job.h"
+#include "model/manifest.h"
 #include "test_util.h"
 
 namespace hk {

@@ -20,11 +20,11 @@
 #include "backends/host/host_compiler.h"
 #include "backends/host/host_prelude.h"
 #include "backends/host/precompiled_header.h"
-#include "backend.h"
-#include "cache_seal.h"
-#include "interrupt.h"
-#include "project.h"
-#include "runtime_references.h"
+#include "platform/backend.h"
+#include "compile/cache_seal.h"
+#include "process/interrupt.h"
+#include "select/project.h"
+#include "refs/runtime_references.h"
 #include "test_util.h"
 
 namespace hk {

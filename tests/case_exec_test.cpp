@@ -1,12 +1,12 @@
 // The worker's case executor on a simulated backend whose "kernels" are C++ functions over host
 // memory: guard regions, repeated launches, TOO_LARGE and a throwing reference, end to end
 // through execute_case, without a GPU.
-#include "case_exec.h"
-#include "cache_seal.h"
-#include "output_check.h"
-#include "header_fingerprint.h"
-#include "include_closure.h"
-#include "file_util.h"
+#include "worker/case_exec.h"
+#include "compile/cache_seal.h"
+#include "check/output_check.h"
+#include "compile/header_fingerprint.h"
+#include "compile/include_closure.h"
+#include "util/file_util.h"
 
 #include <cstring>
 #include <ctime>

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "case_filter.h"
+#include "select/case_filter.h"
 #include "contracts/results_document.h"
 #include "test_util.h"
 

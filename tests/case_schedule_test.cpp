@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "case_durations.h"
-#include "case_schedule.h"
+#include "run/case_durations.h"
+#include "select/case_schedule.h"
 #include "test_util.h"
 
 namespace hk {

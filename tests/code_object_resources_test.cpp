@@ -1,13 +1,13 @@
 // Resources read from compiled code with no GPU: a known small kernel for each vendor, the
 // target table's arithmetic, and bytes that are not a code object.
-#include "code_object_resources.h"
+#include "contracts/code_object_resources.h"
 
 #include <cstring>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler.h"
-#include "targets.h"
+#include "platform/compiler.h"
+#include "platform/targets.h"
 
 namespace hk {
 namespace {

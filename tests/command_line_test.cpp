@@ -1,6 +1,6 @@
 // The command line as a user types it: options that take one value each leave the kernel names
 // alone, and choices are checked.
-#include "cli/command_line.h"
+#include "app/cli/command_line.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "last_run.h"
+#include "report/last_run.h"
 
 namespace hk {
 namespace {

@@ -1,7 +1,7 @@
 // Compiles made ahead of a run's workers (compile_ahead.h) and the per-key lock they share with
 // the workers (compile_lock.h): one compile per key whoever gets there first, a dead holder
 // blocks nobody, and a worker finds what was compiled ahead under its own key.
-#include "compile_ahead.h"
+#include "run/compile_ahead.h"
 
 #include <atomic>
 #include <chrono>
@@ -14,12 +14,12 @@
 #include <thread>
 #include <unistd.h>
 
-#include "case_exec.h"
-#include "compile_cache.h"
-#include "compile_lock.h"
-#include "compiler.h"
+#include "worker/case_exec.h"
+#include "compile/compile_cache.h"
+#include "compile/compile_lock.h"
+#include "platform/compiler.h"
 #include "sim_backend.h"
-#include "subprocess.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

@@ -1,6 +1,6 @@
 // A file compiled once for all its entries: errors are put on the function they are in, and
 // an entry that names no kernel leaves the file's other entries compiled.
-#include "compile_attribution.h"
+#include "compile/compile_attribution.h"
 
 #include <gtest/gtest.h>
 

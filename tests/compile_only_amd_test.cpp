@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
-#include "file_util.h"
-#include "subprocess.h"
+#include "util/file_util.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

@@ -6,8 +6,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
-#include "file_util.h"
-#include "subprocess.h"
+#include "util/file_util.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

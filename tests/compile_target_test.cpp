@@ -1,13 +1,13 @@
 // Per-target "defines" and "options", options with separate arguments, and kernels with a file
 // for one vendor only (docs/manifest.md, "Per-target settings" and "Options").
-#include "compile_target.h"
+#include "model/compile_target.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "case_plan.h"
-#include "manifest.h"
+#include "model/case_plan.h"
+#include "model/manifest.h"
 #include "test_util.h"
 
 namespace hk {

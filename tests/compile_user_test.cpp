@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "backends/host/bounded_command.h"
-#include "backends/host/compile_user.h"
+#include "process/compile_user.h"
 #include "backends/host/host_compiler.h"
 #include "backends/rtc_compile_user.h"
 #include "test_util.h"

@@ -1,11 +1,11 @@
 // Compilers opened with no device (compiler.h): the host's C++ compiler, and NVRTC and hipRTC
 // where this hkcheck was built with them. CI builds every backend, so there a missing vendor
 // compiler fails instead of skipping.
-#include "compiler.h"
+#include "platform/compiler.h"
 
 #include <gtest/gtest.h>
 
-#include "file_util.h"
+#include "util/file_util.h"
 
 namespace hk {
 namespace {

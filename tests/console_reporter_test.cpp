@@ -1,6 +1,6 @@
 // The console's pieces: the mode for a terminal or not, the status line, the closing list of the
 // cases that did not pass, the slowest cases (tests/console_check.py runs the whole console).
-#include "console_reporter.h"
+#include "report/console_reporter.h"
 
 #include <gtest/gtest.h>
 

@@ -7,14 +7,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "axis_override.h"
-#include "cli/command_line.h"
-#include "cli/option_defaults.h"
-#include "dtype.h"
-#include "expr.h"
-#include "keyword_expr.h"
-#include "manifest.h"
-#include "project.h"
+#include "model/axis_override.h"
+#include "app/cli/command_line.h"
+#include "app/cli/option_defaults.h"
+#include "model/dtype.h"
+#include "model/expr.h"
+#include "select/keyword_expr.h"
+#include "model/manifest.h"
+#include "select/project.h"
 #include "test_util.h"
 
 namespace hk {

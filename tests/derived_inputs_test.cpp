@@ -1,17 +1,17 @@
 // Derived tensors (docs/manifest.md, "Derived tensors"): inputs made by a reference run on the
 // case's other inputs, as a backward kernel's out and lse come from the forward pass.
-#include "derived_inputs.h"
+#include "refs/derived_inputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "case_fingerprint.h"
-#include "dtype.h"
-#include "manifest.h"
-#include "project.h"
+#include "run/case_fingerprint.h"
+#include "model/dtype.h"
+#include "model/manifest.h"
+#include "select/project.h"
 #include "reference.h"
-#include "reference_cache.h"
-#include "reference_inputs.h"
+#include "refs/reference_cache.h"
+#include "refs/reference_inputs.h"
 #include "test_util.h"
 
 namespace {

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "backend.h"
-#include "compile_cache.h"
-#include "device_inputs.h"
+#include "platform/backend.h"
+#include "compile/compile_cache.h"
+#include "worker/device_inputs.h"
 #include "forwarding_backend.h"
-#include "generator.h"
+#include "refs/generator.h"
 #include "test_util.h"
 
 namespace hk {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "device_part.h"
-#include "device_part_headers.h"
+#include "compile/device_part.h"
+#include "compile/device_part_headers.h"
 
 namespace hk {
 namespace device_part_library_test {

@@ -1,6 +1,6 @@
 // The device part of a kernel file with host code: kernels and what they use kept byte for byte,
 // host functions, host globals and host-only includes blanked, every line where it was.
-#include "device_part.h"
+#include "compile/device_part.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <fmt/format.h>
 
-#include "device_part_headers.h"
-#include "entry_symbols.h"
-#include "hiprtc_hints.h"
-#include "kernel_file_compile.h"
+#include "compile/device_part_headers.h"
+#include "compile/entry_symbols.h"
+#include "compile/hiprtc_hints.h"
+#include "compile/kernel_file_compile.h"
 
 namespace hk {
 namespace {

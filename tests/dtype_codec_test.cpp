@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <random>
 
-#include "dtype.h"
+#include "model/dtype.h"
 #include "hk_minifloat.h"
 
 namespace hk {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "dtype.h"
+#include "model/dtype.h"
 
 namespace hk {
 namespace {

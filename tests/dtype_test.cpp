@@ -1,4 +1,4 @@
-#include "dtype.h"
+#include "model/dtype.h"
 
 #include <cmath>
 #include <cstring>

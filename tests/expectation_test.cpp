@@ -1,13 +1,13 @@
 // Expected verdicts: the manifest field, which declaration applies on which device, and how a
 // result becomes XFAIL, XPASS or stays what it is; and the parent applying it to a worker that
 // crashed (tests/fake_worker.cpp), which the worker itself could never report.
-#include "expectation.h"
+#include "model/expectation.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "report.h"
-#include "runner.h"
+#include "report/report.h"
+#include "run/runner.h"
 #include "test_util.h"
 
 namespace hk {

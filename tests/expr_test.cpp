@@ -1,4 +1,4 @@
-#include "expr.h"
+#include "model/expr.h"
 
 #include <gtest/gtest.h>
 

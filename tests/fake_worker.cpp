@@ -1,4 +1,4 @@
-// Speaks the worker protocol (src/worker.h) like `hkcheck --worker`, but what it does with a
+// Speaks the worker protocol (src/worker/worker.h) like `hkcheck --worker`, but what it does with a
 // case depends on the kernel's name: ok, segv, abort, hang, early_exit, garbage; slow* passes
 // after 0.3 s (a run long enough to interrupt); fail* fails and writes a file into the repro
 // folder it is given. With HKCHECK_FAKE_WORKER_PID_DIR set, each worker leaves its pid there, so a test
@@ -26,10 +26,10 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "backend.h"
-#include "case_job.h"
+#include "platform/backend.h"
+#include "contracts/case_job.h"
 #include "contracts/worker_protocol.h"
-#include "result.h"
+#include "contracts/result.h"
 
 using nlohmann::json;
 

@@ -1,13 +1,13 @@
 // Files inside a run's results folder: written whole, with the mode asked for, and never through
 // a symbolic link planted there (what it points at, elsewhere, stays as it was).
-#include "file_util.h"
+#include "util/file_util.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out_lock.h"
+#include "run/out_lock.h"
 #include "test_util.h"
 
 namespace hk {

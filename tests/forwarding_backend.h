@@ -6,7 +6,7 @@
 #include <memory>
 #include <utility>
 
-#include "backend.h"
+#include "platform/backend.h"
 
 namespace hk::test {
 

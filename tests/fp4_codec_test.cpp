@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "dtype.h"
-#include "fp4_codec.h"
+#include "model/dtype.h"
+#include "model/fp4_codec.h"
 #include "prelude/hk_minifloat.h"
 
 namespace {

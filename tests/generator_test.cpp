@@ -1,7 +1,7 @@
-#include "generator.h"
-#include "dtype.h"
-#include "parallel_for.h"
-#include "portable_normal.h"
+#include "refs/generator.h"
+#include "model/dtype.h"
+#include "util/parallel_for.h"
+#include "refs/portable_normal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +50,7 @@ TEST(Generator, ValuesAreThoseOfTheInputGenerationVersion) {
   ASSERT_TRUE(digest_of_version.count(kInputGenerationVersion)) << "pin the digest of version " << kInputGenerationVersion;
   EXPECT_EQ(values_digest(), digest_of_version.at(kInputGenerationVersion))
       << std::hex << "the generated values changed (digest 0x" << values_digest()
-      << "): bump kInputGenerationVersion in src/generator.h and pin the new digest here";
+      << "): bump kInputGenerationVersion in src/refs/generator.h and pin the new digest here";
 }
 
 // The stream is defined by hkcheck, not the platform: pin a few values.

@@ -1,9 +1,9 @@
 // Guard regions and repeated-launch comparison, as units: no device needed.
-#include "guard.h"
+#include "check/guard.h"
 
 #include <gtest/gtest.h>
 
-#include "repeat_compare.h"
+#include "check/repeat_compare.h"
 
 namespace hk {
 namespace {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "header_being_made.h"
+#include "compile/header_being_made.h"
 
 namespace hk {
 namespace {

@@ -1,5 +1,5 @@
 # The private hipRTC (.ci/fetch-hiprtc) that compiles gfx942 and gfx950, found as hkcheck finds it
-# (src/hiprtc_root.h): $HKCHECK_HIPRTC_ROOT, else ${XDG_CACHE_HOME:-~/.cache}/hkcheck/hiprtc when
+# (src/platform/hiprtc_root.h): $HKCHECK_HIPRTC_ROOT, else ${XDG_CACHE_HOME:-~/.cache}/hkcheck/hiprtc when
 # it holds versions.txt. Sets HIPRTC_ROOT (empty when there is none) and HIPRTC_ROOT_WHY. With
 # HKCHECK_REQUIRE_ALL_BACKENDS a missing one is a configure error: CI must not lose those targets.
 if(NOT "$ENV{HKCHECK_HIPRTC_ROOT}" STREQUAL "")

@@ -1,6 +1,6 @@
 // Which hipRTC --compile-only uses (the option, the environment, the fetched folder, the system),
 // how its compile workers are started under a root's loader, and how a hipRTC names itself.
-#include "hiprtc_root.h"
+#include "platform/hiprtc_root.h"
 
 #include <cstdlib>
 #include <gtest/gtest.h>

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/host/host_compiler.h"
-#include "orphans.h"
+#include "process/orphans.h"
 #include "test_util.h"
 
 namespace hk {

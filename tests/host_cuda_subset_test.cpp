@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "dtype.h"
+#include "model/dtype.h"
 #include "host_subset_fixture.h"
 
 namespace hk {

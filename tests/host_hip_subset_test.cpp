@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "dtype.h"
+#include "model/dtype.h"
 #include "host_subset_fixture.h"
 
 namespace hk {

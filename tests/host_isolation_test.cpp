@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/host/isolated_backend.h"
 #include "backends/host/kernel_server.h"
 #include "test_util.h"

@@ -1,7 +1,7 @@
 // The headers a compile can reach are found wherever they lie, an edit to any of them changes the
 // key, and an edit to a header nothing reaches does not. The last test holds the walk to g++'s own
 // dependency output over this repository's kernels and references.
-#include "include_closure.h"
+#include "compile/include_closure.h"
 
 #include <array>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "file_util.h"
+#include "util/file_util.h"
 #include "test_util.h"
 
 namespace hk {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "subprocess.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

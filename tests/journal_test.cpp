@@ -1,6 +1,6 @@
 // The journal survives a crash mid-write: a cut last line is ignored, and appending after it
 // does not glue the next result to it.
-#include "journal.h"
+#include "run/journal.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 #include <functional>
 #include <map>
 
-#include "expectation.h"
+#include "model/expectation.h"
 
 namespace hk::test {
 namespace {

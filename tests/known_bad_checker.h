@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "manifest.h"
+#include "model/manifest.h"
 
 namespace hk::test {
 

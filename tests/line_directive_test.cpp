@@ -1,5 +1,5 @@
 // A #line names any file: a quote, a backslash or a newline in its path stays inside the string.
-#include "line_directive.h"
+#include "compile/line_directive.h"
 
 #include <gtest/gtest.h>
 

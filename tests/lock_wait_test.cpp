@@ -1,6 +1,6 @@
 // A run waiting for a cache lock whose holder was stopped says who holds it, and ends its wait
 // when the run is interrupted (a blocking flock in a thread the signal did not reach never did).
-#include "lock_wait.h"
+#include "process/lock_wait.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <thread>
 
-#include "cache_seal.h"
-#include "interrupt.h"
+#include "compile/cache_seal.h"
+#include "process/interrupt.h"
 #include "test_util.h"
 
 namespace hk {

@@ -1,14 +1,14 @@
-#include "manifest.h"
-#include "project.h"
+#include "model/manifest.h"
+#include "select/project.h"
 
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
-#include "case_plan.h"
-#include "compile_target.h"
-#include "generator.h"
+#include "model/case_plan.h"
+#include "model/compile_target.h"
+#include "refs/generator.h"
 #include "test_util.h"
 
 namespace hk {

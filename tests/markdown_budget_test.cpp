@@ -1,6 +1,6 @@
 // The writer behind every markdown report: pieces whole or not at all, lists that say what they
 // left out, and a limit that holds whatever is added.
-#include "markdown_budget.h"
+#include "report/markdown_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "out_lock.h"
-#include "subprocess.h"
+#include "run/out_lock.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "check/metrics.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "case_fingerprint.h"
-#include "case_job.h"
-#include "case_plan.h"
-#include "guard.h"
-#include "manifest.h"
-#include "reference_cache.h"
+#include "run/case_fingerprint.h"
+#include "contracts/case_job.h"
+#include "model/case_plan.h"
+#include "check/guard.h"
+#include "model/manifest.h"
+#include "refs/reference_cache.h"
 #include "test_util.h"
 
 namespace hk {

@@ -1,12 +1,12 @@
 // The parts of a FAIL verdict that explain it: the window around the first mismatch and which
 // slices of each dimension are wrong.
-#include "mismatch_view.h"
+#include "check/mismatch_view.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "metrics.h"
-#include "report.h"
+#include "check/metrics.h"
+#include "report/report.h"
 
 namespace hk {
 namespace {

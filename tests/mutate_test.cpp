@@ -5,9 +5,9 @@
 #include <set>
 
 #include "contracts/mutation_report.h"
-#include "mutate/clang_tokens.h"
-#include "mutate/mutate_command.h"
-#include "mutate/mutation_operators.h"
+#include "app/mutate/clang_tokens.h"
+#include "app/mutate/mutate_command.h"
+#include "app/mutate/mutation_operators.h"
 
 namespace hk {
 namespace {

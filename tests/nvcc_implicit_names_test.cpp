@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "compiler.h"
+#include "platform/backend.h"
+#include "platform/compiler.h"
 
 namespace hk {
 namespace {

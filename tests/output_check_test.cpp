@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "case_plan.h"
-#include "metrics.h"
-#include "output_check.h"
+#include "model/case_plan.h"
+#include "check/metrics.h"
+#include "check/output_check.h"
 #include "output_plan.h"
 #include "reference.h"
-#include "manifest.h"
+#include "model/manifest.h"
 #include "test_util.h"
 
 namespace hk {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "case_plan.h"
+#include "model/case_plan.h"
 
 namespace hk::test {
 

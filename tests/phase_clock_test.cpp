@@ -1,7 +1,7 @@
 // A part's CPU time is the process's, over that part only: sleeping costs none, spinning costs
 // what it spun, and the case's record keeps each part's CPU through its JSON.
-#include "phase_clock.h"
-#include "result.h"
+#include "util/phase_clock.h"
+#include "contracts/result.h"
 
 #include <chrono>
 #include <ctime>

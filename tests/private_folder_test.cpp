@@ -1,6 +1,6 @@
 // The folders whose code hkcheck loads and runs are this user's alone: created 0700, and one that
 // another user owns or may write to, or a link planted in a shared temporary folder, is refused.
-#include "private_folder.h"
+#include "process/private_folder.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
-#include "runtime_references.h"
+#include "refs/runtime_references.h"
 #include "test_util.h"
 
 namespace hk {

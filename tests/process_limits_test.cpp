@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "memory_limit.h"
-#include "orphans.h"
-#include "process_tree.h"
+#include "process/memory_limit.h"
+#include "process/orphans.h"
+#include "process/process_tree.h"
 
 namespace hk {
 namespace {

@@ -2,12 +2,12 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "checks/dequant.h"
-#include "dtype.h"
-#include "generator.h"
+#include "check/rules/dequant.h"
+#include "model/dtype.h"
+#include "refs/generator.h"
 #include "output_plan.h"
 #include "reference.h"
-#include "runtime_references.h"
+#include "refs/runtime_references.h"
 
 namespace hk {
 namespace {

@@ -6,11 +6,11 @@
 #include "output_plan.h"
 #include <nlohmann/json.hpp>
 
-#include "case_plan.h"
-#include "checks/dequant.h"
-#include "manifest.h"
-#include "metrics.h"
-#include "result.h"
+#include "model/case_plan.h"
+#include "check/rules/dequant.h"
+#include "model/manifest.h"
+#include "check/metrics.h"
+#include "contracts/result.h"
 #include "test_util.h"
 
 namespace hk {

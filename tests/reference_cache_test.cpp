@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "block_hash.h"
-#include "parallel_for.h"
-#include "reference_cache.h"
+#include "compile/block_hash.h"
+#include "util/parallel_for.h"
+#include "refs/reference_cache.h"
 #include "test_util.h"
 
 namespace hk {

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "parallel_for.h"
+#include "util/parallel_for.h"
 #include "reference.h"
-#include "reference_threads.h"
+#include "refs/reference_threads.h"
 
 namespace hk {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include "manifest.h"
+#include "model/manifest.h"
 
 namespace hk {
 namespace {

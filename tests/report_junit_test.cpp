@@ -1,6 +1,6 @@
 // JUnit XML as CI systems read it: per kernel suites with counts that add up, each verdict in
 // its element, and text that cannot break the XML.
-#include "report_junit.h"
+#include "report/report_junit.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "report.h"
+#include "report/report.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "report_text.h"
+#include "util/report_text.h"
 #include "test_util.h"
 
 namespace hk {

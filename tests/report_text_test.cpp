@@ -1,6 +1,6 @@
 // Kernel text made safe for each report form: valid UTF-8, XML 1.0 characters only, markdown
 // that keeps it on its line, in its code block, and mentions no one.
-#include "report_text.h"
+#include "util/report_text.h"
 
 #include <gtest/gtest.h>
 

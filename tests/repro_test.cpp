@@ -1,6 +1,6 @@
 // Repro folders: the tensor file format round-trips, and the one-case manifest loads and names
 // the same case, so the rerun command gets the same inputs.
-#include "repro.h"
+#include "run/repro.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "compile_target.h"
-#include "generator.h"
+#include "model/compile_target.h"
+#include "refs/generator.h"
 #include "test_util.h"
 
 namespace hk {

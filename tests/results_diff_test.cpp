@@ -1,4 +1,4 @@
-#include "results_diff.h"
+#include "report/results_diff.h"
 
 #include <gtest/gtest.h>
 

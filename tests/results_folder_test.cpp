@@ -1,10 +1,10 @@
 // A results folder inside the manifests folder would be read back as manifests by the next run:
 // such an --out is refused, and a results folder found there is not searched.
-#include "results_folder.h"
+#include "report/results_folder.h"
 
 #include <gtest/gtest.h>
 
-#include "manifest.h"
+#include "model/manifest.h"
 #include "test_util.h"
 
 namespace hk {

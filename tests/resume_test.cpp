@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "subprocess.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

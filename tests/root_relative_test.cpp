@@ -1,11 +1,11 @@
 // The compile cache serves the same project in another folder (CI clones it into a new one each
 // run and keeps only the cache): paths inside the project's root count relative to it, the
 // headers' contents count wherever they lie, and a kept log names the reader's folder.
-#include "root_relative.h"
+#include "select/root_relative.h"
 
 #include <gtest/gtest.h>
 
-#include "compile_cache.h"
+#include "compile/compile_cache.h"
 #include "test_util.h"
 
 namespace hk {

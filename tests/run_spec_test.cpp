@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
-#include "cli/run_spec_settings.h"
+#include "app/cli/command_line.h"
+#include "app/cli/run_spec_settings.h"
 #include "contracts/journal_header.h"
 #include "contracts/results_document.h"
 #include "contracts/run_spec_options.h"
-#include "memory_limit.h"
-#include "seed_sweep.h"
+#include "process/memory_limit.h"
+#include "select/seed_sweep.h"
 
 namespace hk {
 namespace {

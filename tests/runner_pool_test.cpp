@@ -12,8 +12,8 @@
 #include <thread>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "runner.h"
+#include "process/interrupt.h"
+#include "run/runner.h"
 #include "test_util.h"
 
 namespace hk {

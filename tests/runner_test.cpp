@@ -1,6 +1,6 @@
 // The parent's handling of workers that crash, hang, exit early or never start, using a fake
 // worker (tests/fake_worker.cpp) in place of `hkcheck --worker`.
-#include "runner.h"
+#include "run/runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <thread>
 
-#include "interrupt.h"
+#include "process/interrupt.h"
 
 namespace hk {
 namespace {

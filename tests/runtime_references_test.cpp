@@ -1,7 +1,7 @@
 // References compiled at run time: a new file in a folder is found, built into a library, cached
 // by content, and called through a Context; a file that does not compile costs only its own
 // references, and a name defined twice is reported with both files.
-#include "runtime_references.h"
+#include "refs/runtime_references.h"
 
 #include <gtest/gtest.h>
 

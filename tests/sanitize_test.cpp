@@ -1,6 +1,6 @@
 // Repro folders and --sanitize through the whole binary, with the fake worker claiming the CUDA
 // backend and a stand-in compute-sanitizer that writes a log and runs the worker.
-#include "sanitize.h"
+#include "run/sanitize.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "subprocess.h"
+#include "process/subprocess.h"
 #include "test_util.h"
 
 namespace hk {

@@ -1,8 +1,8 @@
 // --seeds: the seed lists it takes, the copies it makes, and the summary that groups them back.
 #include <gtest/gtest.h>
 
-#include "case_job.h"
-#include "seed_sweep.h"
+#include "contracts/case_job.h"
+#include "select/seed_sweep.h"
 
 namespace hk {
 namespace {

@@ -1,7 +1,7 @@
 // --shard K/N: the parts of one selection are disjoint, cover it, and are balanced by cost.
 #include <gtest/gtest.h>
 
-#include "shard.h"
+#include "select/shard.h"
 
 namespace hk {
 namespace {

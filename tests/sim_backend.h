@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <map>
 
-#include "backend.h"
+#include "platform/backend.h"
 
 namespace hk::test {
 

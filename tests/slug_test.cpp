@@ -1,4 +1,4 @@
-#include "slug.h"
+#include "util/slug.h"
 
 #include <gtest/gtest.h>
 #include <cctype>

@@ -1,7 +1,7 @@
 // A child's environment: overrides replace the parent's entry of the same name or add one, what
 // passes to workers is inherited (a worker is narrowed to its GPU this way), and the rest of the
 // parent's environment is not (worker_environment.h).
-#include "subprocess.h"
+#include "process/subprocess.h"
 
 #include <gtest/gtest.h>
 

@@ -5,14 +5,14 @@
 
 #include <memory>
 
-#include "backend.h"
-#include "compile_cache.h"
-#include "device_inputs.h"
+#include "platform/backend.h"
+#include "compile/compile_cache.h"
+#include "worker/device_inputs.h"
 #include "forwarding_backend.h"
-#include "generator.h"
-#include "guard.h"
-#include "reference_inputs.h"
-#include "tensor_transfer.h"
+#include "refs/generator.h"
+#include "check/guard.h"
+#include "refs/reference_inputs.h"
+#include "worker/tensor_transfer.h"
 
 namespace hk {
 namespace {

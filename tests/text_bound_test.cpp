@@ -1,5 +1,5 @@
 // A compiler's log quoted into a case record is bounded, keeping both ends and saying what went.
-#include "text_bound.h"
+#include "util/text_bound.h"
 
 #include <gtest/gtest.h>
 

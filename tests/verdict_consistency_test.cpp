@@ -2,9 +2,9 @@
 // verdict that its own figures or the case's plan contradict is a harness error, never a PASS.
 #include <gtest/gtest.h>
 
-#include "case_plan.h"
-#include "output_check.h"
-#include "result.h"
+#include "model/case_plan.h"
+#include "check/output_check.h"
+#include "contracts/result.h"
 
 namespace hk {
 namespace {

@@ -1,6 +1,6 @@
 // A worker, and so a kernel, sees the variables that find the tools and the GPU and hkcheck's own,
 // never the rest of hkcheck's environment (a CI's tokens).
-#include "worker_environment.h"
+#include "process/worker_environment.h"
 
 #include <gtest/gtest.h>
 

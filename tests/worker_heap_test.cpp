@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "worker_heap.h"
+#include "worker/worker_heap.h"
 
 namespace hk {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
-#include "backend.h"
-#include "compiler.h"
-#include "dynlib.h"
+#include "platform/backend.h"
+#include "platform/compiler.h"
+#include "platform/dynlib.h"
 
 namespace hk {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/hip_device_props.h"
-#include "compiler.h"
-#include "dynlib.h"
+#include "platform/compiler.h"
+#include "platform/dynlib.h"
 
 namespace hk {
 namespace {

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <regex>
 
-#include "hiprtc_hints.h"
-#include "hiprtc_library.h"
-#include "rtc_compile.h"
+#include "compile/hiprtc_hints.h"
+#include "backends/hiprtc_library.h"
+#include "backends/rtc_compile.h"
 
 namespace hk {
 namespace {

@@ -1,4 +1,4 @@
-#include "hiprtc_library.h"
+#include "backends/hiprtc_library.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <sys/stat.h>
 
-#include "backend.h"
-#include "file_util.h"
-#include "hiprtc_root.h"
+#include "platform/backend.h"
+#include "util/file_util.h"
+#include "platform/hiprtc_root.h"
 
 namespace hk {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dynlib.h"
+#include "platform/dynlib.h"
 
 namespace hk {
 

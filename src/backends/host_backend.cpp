@@ -20,8 +20,8 @@
 #include <mutex>
 #include <thread>
 
-#include "backend.h"
-#include "compiler.h"
+#include "platform/backend.h"
+#include "platform/compiler.h"
 #include "backends/host/block_scheduler.h"
 #include "backends/host/dynamic_shared.h"
 #include "backends/host/guarded_memory.h"
@@ -30,10 +30,10 @@
 #include "backends/host/static_shared.h"
 #include "backends/host/module_tls.h"
 #include "backends/host/race_detector.h"
-#include "descriptor_limit.h"
-#include "race_report.h"
-#include "host_profile.h"
-#include "memory_limit.h"
+#include "process/descriptor_limit.h"
+#include "contracts/race_report.h"
+#include "platform/host_profile.h"
+#include "process/memory_limit.h"
 
 namespace hk {
 namespace {

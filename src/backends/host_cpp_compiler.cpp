@@ -4,8 +4,8 @@
 
 #include "backends/host/host_compiler.h"
 #include "backends/host/static_shared.h"
-#include "compiler.h"
-#include "host_profile.h"
+#include "platform/compiler.h"
+#include "platform/host_profile.h"
 
 namespace hk {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <nvrtc.h>
 
-#include "rtc_compile.h"
+#include "backends/rtc_compile.h"
 
 namespace hk {
 namespace {

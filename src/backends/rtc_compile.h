@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "backend.h"
-#include "compiler.h"
+#include "platform/backend.h"
+#include "platform/compiler.h"
 #include "backends/rtc_compile_user.h"
-#include "dynlib.h"
+#include "platform/dynlib.h"
 
 namespace hk {
 

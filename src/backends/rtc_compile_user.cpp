@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "backends/host/compile_user.h"
-#include "include_closure.h"
+#include "process/compile_user.h"
+#include "compile/include_closure.h"
 
 namespace hk {
 namespace {

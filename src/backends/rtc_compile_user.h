@@ -1,5 +1,5 @@
 // NVRTC and hipRTC compile inside hkcheck's processes, which stay root for the GPU. Under root
-// each such compile reads files as the compile user (backends/host/compile_user.h), as the host
+// each such compile reads files as the compile user (process/compile_user.h), as the host
 // backend's compilers do in processes of their own: its include folders are spelled so that user
 // reaches them, and its messages name them again as they were given.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "platform/backend.h"
 
 namespace hk {
 

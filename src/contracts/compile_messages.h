@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "code_object_resources.h"
+#include "platform/backend.h"
+#include "contracts/code_object_resources.h"
 
 namespace hk {
 

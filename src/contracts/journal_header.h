@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "contracts/run_spec.h"
 
 namespace hk {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "fnv1a.h"
+#include "util/fnv1a.h"
 
 namespace hk {
 

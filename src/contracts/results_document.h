@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "contracts/run_info.h"
-#include "result.h"
+#include "contracts/result.h"
 
 namespace hk {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "memory_limit.h"
+#include "process/memory_limit.h"
 
 namespace hk {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "memory_limit.h"
+#include "process/memory_limit.h"
 
 namespace hk {
 namespace {

@@ -1,5 +1,5 @@
 // A RunSpec as hkcheck's own command-line options: the inverse of the parser
-// (cli/command_line.cpp, cli/run_spec_settings.h), so that parsing them gives the RunSpec back
+// (app/cli/command_line.cpp, app/cli/run_spec_settings.h), so that parsing them gives the RunSpec back
 // (tests/run_spec_test.cpp). rerun.sh is written from it.
 #pragma once
 

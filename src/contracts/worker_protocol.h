@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
-#include "backend.h"
-#include "case_job.h"
-#include "result.h"
+#include "platform/backend.h"
+#include "contracts/case_job.h"
+#include "contracts/result.h"
 
 namespace hk {
 

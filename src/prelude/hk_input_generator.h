@@ -1,13 +1,13 @@
 // hkcheck's own kernel: a tensor's seeded input values made on the GPU, straight into their
 // device bytes, with the arithmetic and rounding of the host generator (hk_input_values.h,
 // hk_minifloat.h), so that a warm run neither generates gigabytes on the CPU nor uploads them.
-// Compiled by src/device_inputs.cpp after hkcheck.h, without fused multiply-adds; the host checks
+// Compiled by src/worker/device_inputs.cpp after hkcheck.h, without fused multiply-adds; the host checks
 // its bytes against its own generator before trusting it (device_inputs.h).
 #pragma once
 
 #include "hk_input_values.h"
 
-// The generator kinds and dtypes, numbered as src/device_inputs.cpp and dtype.h number them.
+// The generator kinds and dtypes, numbered as src/worker/device_inputs.cpp and dtype.h number them.
 enum HkGenKind { HK_GEN_NORMAL = 0, HK_GEN_UNIFORM = 1, HK_GEN_INT = 2, HK_GEN_ARANGE = 3, HK_GEN_CONSTANT = 4 };
 enum HkGenDtype {
   HK_GD_F32, HK_GD_F64, HK_GD_F16, HK_GD_BF16, HK_GD_E4M3, HK_GD_E5M2, HK_GD_I8, HK_GD_U8, HK_GD_I32, HK_GD_I64,

@@ -1046,7 +1046,7 @@ def one_kernel_repro(folder, mdir, kernel, timeout):
 
 
 def tmp_entries(tmp):
-    # hkcheck-references-<uid> is the compiled references' cache (src/runtime_references.cpp): kept on purpose
+    # hkcheck-references-<uid> is the compiled references' cache (src/refs/runtime_references.cpp): kept on purpose
     return sorted(n for n in os.listdir(tmp) if "hkcheck" in n and not n.startswith("hkcheck-references-"))
 
 

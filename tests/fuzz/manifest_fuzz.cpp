@@ -9,8 +9,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "expr.h"
-#include "manifest.h"
+#include "model/expr.h"
+#include "model/manifest.h"
 
 namespace {
 

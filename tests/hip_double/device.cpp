@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "run_environment.h"
+#include "run/run_environment.h"
 #include "target_profile.h"
 
 namespace hk::hip_double {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "code_object.h"
 #include "error_names.h"
 #include "faults.h"
-#include "host_profile.h"
+#include "platform/host_profile.h"
 #include "report.h"
 
 // The handle types HIP's header declares and leaves to the runtime.

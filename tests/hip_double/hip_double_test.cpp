@@ -18,7 +18,7 @@
 
 #include "backends/hip_device_props.h"
 #include "code_object.h"
-#include "file_util.h"
+#include "util/file_util.h"
 #include "hiprtc_options.h"
 #include "test_util.h"
 

@@ -18,12 +18,12 @@
 
 #include "backends/host/host_compiler.h"
 #include "code_object.h"
-#include "compiler.h"
+#include "platform/compiler.h"
 #include "error_names.h"
-#include "fnv1a.h"
+#include "util/fnv1a.h"
 #include "hiprtc_options.h"
 #include "report.h"
-#include "run_environment.h"
+#include "run/run_environment.h"
 #include "target_profile.h"
 
 struct _hiprtcProgram {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "host_profile.h"
+#include "platform/host_profile.h"
 
 namespace hk::hip_double {
 

@@ -21,9 +21,9 @@
 
 #include <grp.h>
 
-#include "backends/host/compile_user.h"
-#include "interrupt.h"
-#include "orphans.h"
+#include "process/compile_user.h"
+#include "process/interrupt.h"
+#include "process/orphans.h"
 
 extern char** environ;
 

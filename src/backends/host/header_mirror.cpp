@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/host/compile_user.h"
+#include "process/compile_user.h"
 #include "backends/host/source_rewrite.h"
-#include "file_util.h"
-#include "include_closure.h"
-#include "line_directive.h"
+#include "util/file_util.h"
+#include "compile/include_closure.h"
+#include "compile/line_directive.h"
 
 namespace fs = std::filesystem;
 

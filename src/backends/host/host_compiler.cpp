@@ -17,13 +17,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "backend.h"
-#include "backends/host/compile_user.h"
+#include "platform/backend.h"
+#include "process/compile_user.h"
 #include "backends/host/host_prelude.h"
 #include "backends/host/header_mirror.h"
 #include "backends/host/source_rewrite.h"
-#include "file_util.h"
-#include "line_directive.h"
+#include "util/file_util.h"
+#include "compile/line_directive.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;

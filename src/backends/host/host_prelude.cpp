@@ -7,11 +7,11 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/host/precompiled_header.h"
-#include "cache_seal.h"
-#include "file_util.h"
-#include "fnv1a.h"
+#include "compile/cache_seal.h"
+#include "util/file_util.h"
+#include "util/fnv1a.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;

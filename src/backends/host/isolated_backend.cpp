@@ -11,7 +11,7 @@
 #include <fstream>
 #include <map>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_params.h"
 #include "backends/host/kernel_process.h"

@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "backend.h"
+#include "platform/backend.h"
 #include "backends/host/kernel_server.h"
-#include "subprocess.h"
+#include "process/subprocess.h"
 
 namespace hk::host {
 namespace {

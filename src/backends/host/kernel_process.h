@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "backends/host/kernel_channel.h"
-#include "race_report.h"
+#include "contracts/race_report.h"
 
 namespace hk {
 class Backend;

@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "backend.h"
-#include "race_report.h"
+#include "platform/backend.h"
+#include "contracts/race_report.h"
 #include "backends/host/guarded_memory.h"
 #include "backends/host/host_params.h"
 #include "backends/host/kernel_channel.h"

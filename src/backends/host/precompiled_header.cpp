@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "cache_seal.h"
+#include "compile/cache_seal.h"
 
 namespace hk::host {
 namespace fs = std::filesystem;

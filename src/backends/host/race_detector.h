@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "hk_host_abi.h"
-#include "race_report.h"
+#include "contracts/race_report.h"
 
 namespace hk::host {
 

@@ -1,6 +1,6 @@
 #include "backends/host/source_rewrite.h"
 
-#include "backend.h"
+#include "platform/backend.h"
 
 #include <cctype>
 #include <cstring>

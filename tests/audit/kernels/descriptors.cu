@@ -1,5 +1,5 @@
 // Misbehaving kernels for tests/audit/audit.py (part "kernels"): the worker's descriptors.
-// The worker speaks its protocol on descriptor 3 (src/worker.h); its stdout and stderr go to a
+// The worker speaks its protocol on descriptor 3 (src/worker/worker.h); its stdout and stderr go to a
 // pipe the parent drains. Each kernel does one bad thing from thread 0 of block 0 and leaves
 // `out` unwritten, so the only way one of them can PASS is a harness bug (or a forgery that
 // worked). Host backend only.
@@ -32,7 +32,7 @@ static void audit_flood(int fd, size_t total) {
 }
 
 // A well-formed result line for case n=1000 of `kernel` claiming PASS (the form of
-// src/worker.cpp's {"type":"result","id":I,"result":{...CaseResult...}}, fields of src/result.cpp).
+// src/worker/worker.cpp's {"type":"result","id":I,"result":{...CaseResult...}}, fields of src/contracts/result.cpp).
 static int audit_forged_result(char* buf, size_t size, const char* id, const char* kernel) {
   return snprintf(buf, size,
                   "{\"type\":\"result\",\"id\":\"%s\",\"result\":{\"kernel\":\"%s\",\"case\":\"n=1000\","

@@ -34,7 +34,7 @@ static void audit_put(int fd, const char* data, size_t len) {
 }
 
 // A PASS for case n=1000 of `kernel` that agrees with itself: one output `out` of 1000 elements,
-// none wrong, one launch (the fields of src/result.cpp). Only its id can give it away.
+// none wrong, one launch (the fields of src/contracts/result.cpp). Only its id can give it away.
 static int audit_consistent_pass(char* buf, size_t size, const char* id, const char* kernel) {
   return snprintf(buf, size,
                   "{\"type\":\"result\",\"id\":\"%s\",\"result\":{\"kernel\":\"%s\",\"case\":\"n=1000\",\"params\":{\"n\":1000.0},"

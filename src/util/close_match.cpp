@@ -1,0 +1,27 @@
+#include "util/close_match.h"
+
+#include <algorithm>
+
+namespace hk {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates, size_t max_edits) {
+  std::string best;
+  size_t best_d = max_edits;
+  for (const std::string& c : candidates)
+    if (const size_t d = edit_distance(word, c); d < best_d) best_d = d, best = c;
+  return best;
+}
+
+}  // namespace hk
