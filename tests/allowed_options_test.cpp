@@ -1,6 +1,6 @@
 // What each compiler may be given from a manifest: what kernels and tile libraries pass is
 // allowed, what runs, loads or writes a file of the manifest's choosing is refused, naming it.
-#include "compile/allowed_options.h"
+#include "model/allowed_options.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // Expected verdicts: the manifest field, which declaration applies on which device, and how a
 // result becomes XFAIL, XPASS or stays what it is; and the parent applying it to a worker that
 // crashed (tests/fake_worker.cpp), which the worker itself could never report.
+#include "check/apply_expectation.h"
 #include "model/expectation.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 // Repro folders: the tensor file format round-trips, and the one-case manifest loads and names
 // the same case, so the rerun command gets the same inputs.
 #include "run/repro.h"
+#include "worker/repro_output.h"
 
 #include <algorithm>
 #include <filesystem>

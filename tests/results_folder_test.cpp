@@ -1,6 +1,6 @@
 // A results folder inside the manifests folder would be read back as manifests by the next run:
 // such an --out is refused, and a results folder found there is not searched.
-#include "report/results_folder.h"
+#include "model/results_folder.h"
 
 #include <gtest/gtest.h>
 

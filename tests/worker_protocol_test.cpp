@@ -1,11 +1,11 @@
 // The typed messages between hkcheck and its workers (contracts/worker_protocol.h,
-// contracts/compile_messages.h) and the field reader their from_json use (contracts/json_field.h).
+// contracts/compile_messages.h) and the field reader their from_json use (util/json_field.h).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "contracts/compile_messages.h"
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 #include "contracts/worker_protocol.h"
 
 namespace hk {

@@ -23,6 +23,7 @@
 #include "platform/hiprtc_root.h"
 #include "model/kernel_params.h"
 #include "process/orphans.h"
+#include "check/apply_expectation.h"
 #include "model/expectation.h"
 #include "report/report.h"
 #include "process/subprocess.h"

@@ -23,7 +23,7 @@
 #include "report/results_owner.h"
 #include "run/out_lock.h"
 #include "report/reporters.h"
-#include "report/results_folder.h"
+#include "model/results_folder.h"
 #include "run/repro.h"
 #include "run/run_environment.h"
 #include "run/runner.h"

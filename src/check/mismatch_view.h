@@ -8,25 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "contracts/output_metrics.h"
+
 namespace hk {
 
-// A block of at most kWindowRows x kWindowCols elements of the last two dimensions (one row for
-// a 1-D output) holding the first mismatch; the other indices are the mismatch's.
-struct MismatchWindow {
-  std::vector<int64_t> origin;  // full index of the top-left element shown
-  int64_t rows = 0, cols = 0;
-  std::vector<std::vector<double>> got, expected;
-  std::vector<std::vector<bool>> wrong;
-};
+// The window shows at most kWindowRows x kWindowCols elements (contracts/output_metrics.h).
 constexpr int64_t kWindowRows = 4, kWindowCols = 8;
-
-// For one dimension: the indices along it whose slice holds a mismatch, and the others.
-struct SliceSummary {
-  int dim = 0;
-  int64_t size = 0;
-  int64_t wrong_count = 0;
-  std::string wrong, right;  // ranges: "1-7, 9"; "" for none
-};
 
 // "0-3, 5, 9-10" for the indices where flags[i] == value; more than max_ranges are cut with
 // "... (N ranges)".

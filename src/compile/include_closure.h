@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/include_options.h"
 #include "select/root_relative.h"
 
 namespace hk {
@@ -22,18 +23,6 @@ struct IncludeSearch {
   std::vector<std::string> dirs;    // -I, then -isystem, then -idirafter: "x" and <x>
   std::vector<std::string> forced;  // -include and -imacros: read before the source
 };
-
-// An option that names an include folder or a file read before the source, as compilers spell
-// it: -I, -isystem, -idirafter, -iquote, -include, -imacros take the next string or a joined one
-// (-I foo, -Ifoo); NVRTC's --include-path=, --system-include=, --pre-include= a joined one.
-// The one table both the include walk and the option allow-list (allowed_options.h) read.
-enum class IncludeOptionKind { dir, quote, system, after, forced };
-struct IncludeOption {
-  IncludeOptionKind kind;
-  std::string value;  // the folder or file
-  size_t strings;     // 1 (joined) or 2 (the next string): how many of the options it takes
-};
-std::optional<IncludeOption> include_option_at(const std::vector<std::string>& options, size_t i);
 
 // The search a compile with these options makes (include_option_at's options, in order of kind).
 IncludeSearch include_search(const std::vector<std::string>& options);

@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "compile/allowed_options.h"
+#include "model/allowed_options.h"
 #include "compile/compile_attribution.h"
 #include "compile/device_part.h"
 #include "compile/device_part_headers.h"

@@ -1,6 +1,6 @@
 #include "contracts/case_job.h"
 
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 #include "platform/backend.h"
 #include "util/json_number.h"
 #include "model/kernel_entries.h"

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 namespace hk {
 

@@ -1,5 +1,5 @@
 #include "contracts/journal_header.h"
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #include "contracts/result.h"
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 #include "util/json_number.h"
 

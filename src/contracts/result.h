@@ -8,7 +8,7 @@
 
 #include "model/expected_verdict.h"
 #include "model/manifest.h"
-#include "check/metrics.h"
+#include "contracts/output_metrics.h"
 #include "model/params.h"
 #include "model/status.h"
 

@@ -1,5 +1,5 @@
 #include "contracts/run_info.h"
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 namespace hk {
 

@@ -1,6 +1,5 @@
-// Verdicts a manifest declares a case is known to reach ("expect"), and how the parent turns a
-// case's result into XFAIL (it went wrong as declared), XPASS (it passed: the manifest is out of
-// date) or, for any other verdict, that verdict with a note saying what was expected.
+// Verdicts a manifest declares a case is known to reach ("expect"), and which declaration applies
+// on a device; check/apply_expectation.h turns a result into XFAIL or XPASS by it.
 #pragma once
 
 #include <optional>
@@ -8,15 +7,11 @@
 #include <vector>
 
 #include "model/manifest.h"
-#include "contracts/result.h"
 
 namespace hk {
 
 // The verdicts "expect.status" may name: statuses that fail a run, and SKIP reasons.
 const std::vector<std::string>& expectable_statuses();
-
-// The name a result's verdict goes by in "expect.status": its status, or for a SKIP its reason.
-std::string verdict_name(const CaseResult& r);
 
 // The arch an expectation names to apply on the host backend under every profile: for what only
 // the host's stricter rules show (a collective reading lanes that returned), undefined on a GPU.
@@ -29,9 +24,5 @@ std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict
 
 // For one case: the case's own declarations first, then its kernel's.
 std::optional<ExpectedVerdict> case_expectation(const KernelSpec& k, const CaseSpec& c, const std::string& device_arch, bool host = false);
-
-// Applies an expectation to a result that arrived from a worker (or from the parent, for CRASH
-// and TIMEOUT). Without an expectation the result is returned unchanged.
-CaseResult apply_expectation(CaseResult r, const std::optional<ExpectedVerdict>& expected);
 
 }  // namespace hk

@@ -12,10 +12,9 @@
 #include "model/dtype.h"
 #include "model/expectation.h"
 #include "model/kernel_entries.h"
-#include "report/last_run.h"
 #include "model/manifest_compile.h"
 #include "model/manifest_read.h"
-#include "report/results_folder.h"
+#include "model/results_folder.h"
 
 namespace hk {
 
@@ -590,7 +589,7 @@ std::vector<std::string> find_manifests(const std::string& dir, std::vector<std:
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code dir_ec;
-    // A results folder's repro copies are not manifests, nor is hkcheck's own state (last_run.h),
+    // A results folder's repro copies are not manifests, nor is hkcheck's own state (kStateFolderName),
     // which lies inside the manifests when they are the project's folder (--manifests .).
     if (it->is_directory(dir_ec) && (is_results_folder(it->path()) || it->path().filename() == kStateFolderName)) it.disable_recursion_pending();
     if (it->path().extension() != ".json") continue;

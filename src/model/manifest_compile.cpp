@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "compile/allowed_options.h"
+#include "model/allowed_options.h"
 #include "model/case_plan.h"
 #include "model/compile_target.h"
 #include "model/manifest_read.h"

@@ -1,5 +1,5 @@
 #include "platform/backend.h"
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 #include <chrono>
 

@@ -11,7 +11,7 @@
 #include "util/fnv1a.h"
 #include "refs/reference_cache.h"
 #include "refs/reference_guard.h"
-#include "refs/reference_inputs.h"
+#include "refs/reference_context_parts.h"
 #include "refs/runtime_references.h"
 
 namespace hk {

@@ -32,24 +32,6 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
   return packed;
 }
 
-ref::Context context_with_params(const CasePlan& plan) {
-  ref::Context ctx;
-  ctx.round_dtype = round_for_reference;
-  ctx.threads = reference_threads();
-  for (const auto& [name, v] : plan.params) {
-    if (const auto* d = std::get_if<double>(&v)) ctx.numbers[name] = *d;
-    else ctx.strings[name] = std::get<std::string>(v);
-  }
-  return ctx;
-}
-
-void decode_tensor(const TensorPlan& t, const std::vector<uint8_t>& bytes, std::vector<double>& v) {
-  if (static_cast<int64_t>(v.size()) != t.numel) v = touched_vector<double>(static_cast<size_t>(t.numel));
-  parallel_chunks(t.numel, kElementChunk, [&](int64_t, int64_t begin, int64_t end) {
-    decode_elements(t.dtype, bytes.data(), begin, end - begin, v.data() + begin);
-  });
-}
-
 ref::Context context_without_inputs(const CaseJob& job) {
   const CasePlan& plan = job.plan;
   ref::Context ctx = context_with_params(plan);

@@ -14,14 +14,10 @@
 
 #include "contracts/case_job.h"
 #include "refs/derived_inputs.h"
+#include "refs/reference_context_parts.h"
 #include "reference.h"
 
 namespace hk {
-
-// Thrown when a tensor's values cannot be generated: what names the tensor, not the manifest.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The device bytes of every input and inout tensor of the plan, by tensor index (outputs empty),
 // but for those `skip` marks (made elsewhere: device_inputs.h), left empty too. Derived tensors
@@ -31,14 +27,6 @@ std::vector<std::vector<uint8_t>> packed_inputs(const CaseJob& job, const std::v
 
 // The seed of the job's tensor t.
 uint64_t input_seed(const CaseJob& job, const TensorPlan& t);
-
-// A Context holding the plan's parameters only, with the rounding and threads every reference
-// run gets: what a case's and a derived tensor's runs (derived_inputs.h) start from.
-ref::Context context_with_params(const CasePlan& plan);
-
-// Tensor t's device bytes decoded into v (sized to t's elements first when it is not), on
-// several threads.
-void decode_tensor(const TensorPlan& t, const std::vector<uint8_t>& bytes, std::vector<double>& v);
 
 // The Context without input values: parameters, outputs armed, inout tensors sized (their values
 // come from decode_inputs or the reference cache), inputs empty.

@@ -8,11 +8,19 @@
 
 #include "util/report_text.h"
 #include "process/standard_streams.h"
-#include "report/reporters.h"
-#include "report/verdict_note.h"
+#include "report/reporter.h"
+#include "check/verdict_note.h"
 
 namespace hk {
 namespace {
+
+bool colour_wanted() {
+  static const bool wanted = [] {
+    const char* term = std::getenv("TERM");
+    return isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr && !(term && std::string(term) == "dumb");
+  }();
+  return wanted;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -187,6 +195,11 @@ std::vector<std::string> slowest_lines(const std::vector<CaseResult>& results, s
   for (size_t i = 0; i < n; ++i)
     out.push_back(fmt::format("  {:8.2f} s  {}/{}", console_case_seconds(*order[i], compile_only), order[i]->kernel, order[i]->case_name));
   return out;
+}
+
+std::string coloured_status(Status s) {
+  if (!colour_wanted() || *status_info(s).colour == '\0') return status_name(s);
+  return fmt::format("\033[{}m{}\033[0m", status_info(s).colour, status_name(s));
 }
 
 std::unique_ptr<Reporter> make_console_reporter(ConsoleStyle style, std::string out_dir, std::string junit) {

@@ -16,6 +16,10 @@ namespace hk {
 
 enum class ConsoleMode { status_line, per_case, quiet };
 
+// The console's colour for a verdict's name: the status table's, when stderr is a terminal and
+// NO_COLOR is not set.
+std::string coloured_status(Status s);
+
 // How the console reporter speaks.
 struct ConsoleStyle {
   std::string prefix = "hkcheck";  // of the summary lines

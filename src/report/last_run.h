@@ -5,10 +5,11 @@
 
 #include <string>
 
+#include "model/results_folder.h"  // kStateFolderName
+
 namespace hk {
 
 inline constexpr const char* kLastRunSentinel = "\x01last-run";  // --last-failed given no folder
-inline constexpr const char* kStateFolderName = ".hkcheck";     // in the project's folder
 
 // Records out_dir (made absolute) as the project's last run. Best effort: a project folder that
 // cannot be written (read-only checkout) keeps no state; *err says why.

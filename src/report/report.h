@@ -8,7 +8,7 @@
 #include "contracts/results_document.h"
 #include "contracts/run_info.h"
 #include "contracts/result.h"
-#include "report/verdict_note.h"
+#include "check/verdict_note.h"
 
 namespace hk {
 

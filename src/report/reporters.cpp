@@ -11,14 +11,6 @@
 namespace hk {
 namespace {
 
-bool colour_wanted() {
-  static const bool wanted = [] {
-    const char* term = std::getenv("TERM");
-    return isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr && !(term && std::string(term) == "dumb");
-  }();
-  return wanted;
-}
-
 bool make_folder(const std::string& dir, std::string* err) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -63,11 +55,6 @@ class JunitReporter : public Reporter {
 };
 
 }  // namespace
-
-std::string coloured_status(Status s) {
-  if (!colour_wanted() || *status_info(s).colour == '\0') return status_name(s);
-  return fmt::format("\033[{}m{}\033[0m", status_info(s).colour, status_name(s));
-}
 
 Reporters::Reporters(const ReportSettings& report, const std::string& out_dir, ConsoleStyle console) {
   all_.push_back(std::make_unique<JsonReporter>(out_dir));

@@ -6,22 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/settings.h"
 #include "report/console_reporter.h"
+#include "report/reporter.h"
 #include "report/report.h"
+#include "report/report_settings.h"
 
 namespace hk {
-
-class Reporter {
- public:
-  virtual ~Reporter() = default;
-  // A case reached its verdict (called one at a time, in the order cases finish).
-  virtual void case_finished(const CaseResult& /*r*/, size_t /*done*/, size_t /*total*/) {}
-  // The run is over; false with *err when the report could not be written.
-  virtual bool run_finished(const RunInfo& run, const std::vector<CaseResult>& results, std::string* err) = 0;
-  // The results folder's files go to dir instead (results_owner.h: a run that checked nothing).
-  virtual void files_go_to(const std::string& /*dir*/) {}
-};
 
 class Reporters {
  public:
@@ -36,9 +26,5 @@ class Reporters {
  private:
   std::vector<std::unique_ptr<Reporter>> all_;
 };
-
-// The console's colour for a verdict's name: the status table's, when stderr is a terminal and
-// NO_COLOR is not set.
-std::string coloured_status(Status s);
 
 }  // namespace hk

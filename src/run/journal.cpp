@@ -8,7 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 #include "util/file_util.h"
 #include "util/report_text.h"
 

@@ -24,10 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-// Larger tensors are left out (the rerun builds them again from the seed) so that a failing
-// run over big shapes does not fill the disk.
-constexpr size_t kMaxTensorBytes = size_t{256} << 20;
-constexpr char kMagic[8] = {'H', 'K', 'T', 'E', 'N', 'S', 'R', '1'};
 
 // mode: a copy's, its source's permissions (a private kernel stays private).
 void write_text(const std::string& path, const std::string& text, std::optional<mode_t> mode = std::nullopt) {
@@ -119,43 +115,6 @@ void point_at_the_project(json& entry, const KernelSpec& k, const std::string& r
 
 }  // namespace
 
-void write_tensor_file(const std::string& path, const TensorFile& t) {
-  const std::string header = json{{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}}.dump();
-  std::string data(kMagic, sizeof kMagic);
-  const uint32_t n = static_cast<uint32_t>(header.size());
-  for (int i = 0; i < 4; ++i) data += static_cast<char>((n >> (8 * i)) & 0xFF);
-  data += header;
-  data.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
-  write_text(path, data);
-}
-
-TensorFile read_tensor_file(const std::string& path) {
-  const std::string data = read_file(path);
-  if (data.size() < 12 || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
-    throw std::runtime_error(path + ": not an hkcheck tensor file (no HKTENSR1 magic)");
-  uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>(data[8 + i])) << (8 * i);
-  if (12 + static_cast<size_t>(n) > data.size()) throw std::runtime_error(path + ": header runs past the end of the file");
-  TensorFile t;
-  try {
-    const json h = json::parse(data.substr(12, n));
-    t.name = h.at("name");
-    const auto dt = parse_dtype(h.at("dtype").get<std::string>());
-    if (!dt) throw std::runtime_error("unknown dtype " + h.at("dtype").dump());
-    t.dtype = *dt;
-    t.shape = h.at("shape").get<std::vector<int64_t>>();
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": bad header: " + e.what());
-  }
-  t.bytes.assign(data.begin() + 12 + n, data.end());
-  int64_t numel = 1;
-  for (int64_t d : t.shape) numel *= d;
-  if (t.bytes.size() != static_cast<size_t>(numel) * dtype_size(t.dtype))
-    throw std::runtime_error(fmt::format("{}: {} bytes of data, the header's shape needs {}", path, t.bytes.size(),
-                                         static_cast<size_t>(numel) * dtype_size(t.dtype)));
-  return t;
-}
-
 std::string repro_subdir(const std::string& kernel, const std::string& case_name) {
   return "repro/" + file_name_slug(kernel) + "/" + file_name_slug(case_name);  // one folder per case, whatever the names
 }
@@ -182,7 +141,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   std::string left_out;
   for (const TensorPlan& t : plan.tensors) {
     if (t.role == Role::out) continue;
-    if (t.bytes() > kMaxTensorBytes) {
+    if (t.bytes() > kMaxReproTensorBytes) {
       left_out += fmt::format("{}: {} bytes\n", t.name, t.bytes());
       continue;
     }
@@ -193,7 +152,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
 
   if (!left_out.empty())
     write_text(dir + "/inputs/LEFT_OUT.txt", fmt::format("Inputs over {} bytes are not written; rerun.sh builds them again from the seed.\n{}",
-                                                          kMaxTensorBytes, left_out));
+                                                          kMaxReproTensorBytes, left_out));
 
   std::string opts;
   for (const std::string& o : base_compile_options(s.spec.backend, s.arch)) opts += o + "\n";
@@ -212,18 +171,6 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       comment_text(c.stream_name()), comment_text(k.name), shell_quote(s.hkcheck_exe), options);
   write_text(dir + "/rerun.sh", rerun);
   fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-}
-
-void write_repro_output(const std::string& dir, const TensorPlan& t, const std::vector<uint8_t>& got,
-                        const std::vector<double>& expected) {
-  fs::create_directories(dir + "/output");
-  const std::string base = dir + "/output/" + file_name_slug(t.name);
-  if (got.size() > kMaxTensorBytes) {
-    write_text(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxTensorBytes));
-    return;
-  }
-  write_tensor_file(base + ".got.hkt", TensorFile{t.name, t.dtype, t.shape, got});
-  write_tensor_file(base + ".expected.hkt", TensorFile{t.name, DType::f64, t.shape, pack(DType::f64, expected)});
 }
 
 }  // namespace hk

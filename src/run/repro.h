@@ -19,19 +19,9 @@
 #include "contracts/run_spec.h"
 #include "model/dtype.h"
 #include "model/manifest.h"
+#include "contracts/tensor_file.h"
 
 namespace hk {
-
-// A tensor file: magic "HKTENSR1", a u32 little-endian header length, a JSON header
-// {"name","dtype","shape"}, then the elements' raw little-endian bytes, row-major.
-struct TensorFile {
-  std::string name;
-  DType dtype = DType::f32;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;
-};
-void write_tensor_file(const std::string& path, const TensorFile& t);  // throws std::runtime_error
-TensorFile read_tensor_file(const std::string& path);                   // throws std::runtime_error
 
 // "repro/<kernel>/<case slug>", relative to the results folder.
 std::string repro_subdir(const std::string& kernel, const std::string& case_name);
@@ -45,10 +35,5 @@ struct ReproSettings {
 
 // The parent's part: everything but the kernel's output. Throws std::runtime_error.
 void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c, const ReproSettings& s);
-
-// The worker's part, for a case that ran and was compared: the output as the kernel left it and
-// the reference's values. Throws std::runtime_error.
-void write_repro_output(const std::string& dir, const TensorPlan& t, const std::vector<uint8_t>& got,
-                        const std::vector<double>& expected);
 
 }  // namespace hk

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
+#include "contracts/run_info.h"
 
 namespace hk {
 

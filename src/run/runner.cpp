@@ -13,11 +13,14 @@
 #include "model/case_plan.h"
 #include "select/case_schedule.h"
 #include "run/compile_ahead.h"
+#include "check/apply_expectation.h"
 #include "model/expectation.h"
 #include "process/interrupt.h"
 #include "process/orphans.h"
 #include "worker/worker.h"
-#include "report/report.h"
+#include "contracts/result.h"
+#include "contracts/run_info.h"
+#include "check/verdict_note.h"
 
 namespace hk {
 namespace {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "check/apply_expectation.h"
 #include "model/expectation.h"
 #include "util/file_util.h"
 #include "process/interrupt.h"

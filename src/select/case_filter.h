@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/manifest.h"
+#include "select/case_id.h"
 
 namespace hk {
 
@@ -23,11 +24,6 @@ struct CaseFilter {
 
   bool active() const { return !include.empty() || !keyword.empty() || !exclude.empty() || only.has_value(); }
 };
-
-std::string case_id(const std::string& kernel, const std::string& case_name);
-
-// A pattern with * ? or [ is a shell glob over the whole id; any other is a substring of it.
-bool id_matches(const std::string& pattern, const std::string& id);
 
 // The ids of the cases that did not pass (neither PASS, SKIP nor XFAIL) in a results file or a
 // folder holding test_results.json. Throws std::runtime_error naming the file.

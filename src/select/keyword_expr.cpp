@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <vector>
 
-#include "select/case_filter.h"
+#include "select/case_id.h"
 
 namespace hk {
 

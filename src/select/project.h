@@ -8,7 +8,7 @@
 #include <map>
 
 #include "model/manifest.h"
-#include "refs/runtime_references.h"
+#include "select/reference_index.h"
 
 namespace hk {
 

@@ -48,7 +48,7 @@
 #include "util/text_bound.h"
 #include "refs/reference_inputs.h"
 #include "refs/runtime_references.h"
-#include "run/repro.h"
+#include "worker/repro_output.h"
 
 namespace hk {
 namespace {

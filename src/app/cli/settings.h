@@ -10,6 +10,7 @@
 #include "platform/backend.h"
 #include "backends/host/bounded_command.h"
 #include "process/memory_limit.h"
+#include "report/report_settings.h"
 #include "worker/worker.h"
 
 namespace hk {
@@ -25,17 +26,6 @@ struct SelectionSettings {
   std::string shard, shard_durations;      // --shard K/N, --shard-durations
   bool all = false;
   bool allow_outside_root = false;         // --allow-outside-root: kernel sources outside the project's repository
-};
-
-// Where results go, and in which forms.
-struct ReportSettings {
-  std::string out_dir;     // "" for the mode's default
-  std::string junit_path;  // "" for no JUnit file
-  bool markdown_every_case = false;
-  bool no_repro = false;  // no repro folders for the cases that did not pass
-  bool force = false;     // --force: replace results of another device, backend or mode (results_owner.h)
-  int verbosity = 0;      // the console: -1 with -q, 1 with -v (console_reporter.h)
-  size_t durations = 0;   // --durations N: the N slowest cases after the run
 };
 
 // hkcheck mutate (docs/mutate.md).

@@ -1,10 +1,10 @@
-#include "compile/allowed_options.h"
+#include "model/allowed_options.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <regex>
 
-#include "compile/include_closure.h"
+#include "model/include_options.h"
 
 namespace hk {
 // Named, not anonymous: a unity batch shares one anonymous namespace among its files.

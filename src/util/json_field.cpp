@@ -1,4 +1,4 @@
-#include "contracts/json_field.h"
+#include "util/json_field.h"
 
 namespace hk {
 

@@ -1,4 +1,4 @@
-#include "report/verdict_note.h"
+#include "check/verdict_note.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "report/results_folder.h"
+#include "model/results_folder.h"
 
 #include <algorithm>
 #include <fmt/format.h>
