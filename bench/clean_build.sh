@@ -19,15 +19,17 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
 # `time` of a subshell gives the children's CPU seconds, which the compilers are.
 TIMEFORMAT='%U %S'
-cpu=$( { time (cmake -S . -B "$dir" "$@" >"$dir.configure.log" 2>&1 &&
-               cmake --build "$dir" -j"$(nproc)" >"$dir.build.log" 2>&1) ; } 2>&1 ) || {
-  echo "clean_build: the build failed; see $dir.configure.log and $dir.build.log" >&2
+mkdir -p "$dir"
+logs="$(mktemp -d /tmp/hkcheck-clean-build-logs.XXXXXX)"  # not in the tree, not in the build folder
+cpu=$( { time (cmake -S . -B "$dir" "$@" >"$logs/configure.log" 2>&1 &&
+               cmake --build "$dir" -j"$(nproc)" >"$logs/build.log" 2>&1) ; } 2>&1 ) || {
+  echo "clean_build: the build failed; see $logs/configure.log and $logs/build.log" >&2
   exit 1
 }
 end=$(date +%s.%N)
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 read -r user sys <<<"$cpu"
-units=$(grep -c 'Building CXX object' "$dir.build.log" || true)
+units=$(grep -c 'Building CXX object' "$logs/build.log" || true)
 awk -v s="$start" -v e="$end" -v u="$user" -v y="$sys" -v n="$(nproc)" -v units="$units" \
     -v lb="$load_before" -v la="$load_after" -v d="$dir" 'BEGIN {
   printf "clean build of %s: %.0f s wall, %.0f CPU-s (user+sys), %d cores, %d compiled objects\n",
