@@ -23,7 +23,6 @@ UPWARD = {
 
 # Units that include each other, as sorted tuples of unit names (path without .h/.cpp).
 LOOPS = {
-    ("backends/host/host_compiler", "backends/host/host_prelude", "backends/host/precompiled_header"),  # the g++ runner apart
     ("check/metrics", "check/mismatch_view", "check/output_check", "check/rules/rules", "contracts/output_metrics", "contracts/result",
      "model/case_plan", "model/compile_target", "model/expectation", "model/kernel_entries", "model/manifest",
      "model/manifest_compile"),  # the rule table's planning half (CheckSpec, CheckPlan, validate) belongs in model/

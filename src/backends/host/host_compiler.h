@@ -5,7 +5,7 @@
 // argument array by the kernel's own signature.
 #pragma once
 
-#include "backends/host/bounded_command.h"
+#include "backends/host/cxx_toolchain.h"
 
 #include <functional>
 #include <map>
@@ -13,34 +13,6 @@
 #include <vector>
 
 namespace hk::host {
-
-struct CompilerInfo {
-  std::string path;     // what is run: $HKCHECK_HOST_CXX, $CXX or c++
-  std::string version;  // first line of `--version`
-};
-
-// Finds the compiler and asks its version; throws std::runtime_error naming it when it cannot run.
-// HKCHECK_HOST_CXX; else, where prefer_clang (the AMD profiles), the newest clang++-N on PATH or
-// clang++ if it runs; else CXX; else c++.
-CompilerInfo find_compiler(bool prefer_clang = false);
-// clang takes neither g++'s -fno-gnu-unique nor its .gch precompiled headers.
-bool is_clang(const CompilerInfo& cxx);
-
-// Runs argv with its output into log_path and waits, at most limit_s seconds (0: none); see
-// bounded_command.h for what stops it and what it leaves behind (nothing).
-CommandRun run_command(const std::vector<std::string>& argv, const std::string& log_path, const CommandBounds& bounds = {});
-// Runs the compiler argv with "-o" a temporary name beside path and renames its output to path
-// when it succeeds: a concurrent run never reads half a file. Under root the compiler runs as the
-// compile user (compile_user.h), writing into a folder of its own. before_rename, when given, is called with
-// the temporary file first (to seal it, cache_seal.h) and may refuse it with a message. A failed
-// rename is a failed run, said in output.
-using BeforeRename = std::function<bool(const std::string& temporary, std::string* why)>;
-CommandRun run_command_into(std::vector<std::string> argv, const std::string& path, const CommandBounds& bounds = {},
-                            const BeforeRename& before_rename = {});
-
-// Removes the temporary folders of host compiles whose process is gone (killed mid-compile).
-// The first compile of each process does it.
-void remove_abandoned_compile_folders();
 
 // The symbol stem of the i-th requested entry: the library exports hk_host_entry_<stem> and
 // hk_host_arity_<stem>. Entries are C++ expressions ("f<float, 4>"), so they are numbered.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/host/host_compiler.h"
+#include "backends/host/cxx_toolchain.h"
 
 namespace hk::host {
 
