@@ -22,8 +22,7 @@ void write_tensor_file(const std::string& path, const TensorFile& t) {
   for (int i = 0; i < 4; ++i) data += static_cast<char>((n >> (8 * i)) & 0xFF);
   data += header;
   data.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
-  std::string err;
-  if (!write_file_atomic(path, data, &err)) throw std::runtime_error(err);
+  write_file_atomic_or_throw(path, data);
 }
 
 TensorFile read_tensor_file(const std::string& path) {

@@ -25,12 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// mode: a copy's, its source's permissions (a private kernel stays private).
-void write_text(const std::string& path, const std::string& text, std::optional<mode_t> mode = std::nullopt) {
-  std::string err;
-  if (!write_file_atomic(path, text, &err, mode)) throw std::runtime_error(err);
-}
-
 // The name of the kernel's copy: its own, unless that is not a plain file name or is one of the
 // folder's other entries.
 std::string source_copy_name(const std::string& source) {
@@ -122,7 +116,8 @@ std::string repro_subdir(const std::string& kernel, const std::string& case_name
 void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c, const ReproSettings& s) {
   fs::create_directories(dir + "/inputs");
   const std::string source_name = source_copy_name(k.source);
-  write_text(dir + "/" + source_name, read_file(k.source), file_mode(k.source));
+  // The copy keeps its source's permissions: a private kernel stays private.
+  write_file_atomic_or_throw(dir + "/" + source_name, read_file(k.source), file_mode(k.source));
 
   json manifest = json::parse(read_file(k.manifest));
   json entry = manifest.at(json::json_pointer(k.json_path));
@@ -132,7 +127,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   entry["defines"] = k.defines;
   entry["options"] = k.compile_options;
   entry["cases"] = json::array({one_case(entry.value("cases", json::array()), c)});
-  write_text(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n",
+  write_file_atomic_or_throw(dir + "/manifest.json", json{{"hkcheck_manifest", manifest.value("hkcheck_manifest", 1)}, {"kernels", {entry}}}.dump(2) + "\n",
              file_mode(k.manifest));
 
   // Inputs exactly as the worker builds them: the same seed stream, rounded to the dtype.
@@ -151,13 +146,13 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
   }
 
   if (!left_out.empty())
-    write_text(dir + "/inputs/LEFT_OUT.txt", fmt::format("Inputs over {} bytes are not written; rerun.sh builds them again from the seed.\n{}",
+    write_file_atomic_or_throw(dir + "/inputs/LEFT_OUT.txt", fmt::format("Inputs over {} bytes are not written; rerun.sh builds them again from the seed.\n{}",
                                                           kMaxReproTensorBytes, left_out));
 
   std::string opts;
   for (const std::string& o : base_compile_options(s.spec.backend, s.arch)) opts += o + "\n";
   for (const std::string& o : kernel_compile_options(define_options(plan), k.source, k.include_dirs, k.compile_options)) opts += o + "\n";
-  write_text(dir + "/compile_options.txt", opts);
+  write_file_atomic_or_throw(dir + "/compile_options.txt", opts);
 
   std::string options;
   for (const std::string& o : spec_options(rerun_spec(s.spec, seed))) options += " " + shell_word(o);
@@ -169,7 +164,7 @@ void write_repro(const std::string& dir, const KernelSpec& k, const CaseSpec& c,
       "hkcheck=${{HKCHECK:-{}}}\n"
       "exec \"$hkcheck\" --manifests \"$here\" --out \"$here.rerun\"{} \"$@\"\n",
       comment_text(c.stream_name()), comment_text(k.name), shell_quote(s.hkcheck_exe), options);
-  write_text(dir + "/rerun.sh", rerun);
+  write_file_atomic_or_throw(dir + "/rerun.sh", rerun);
   fs::permissions(dir + "/rerun.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
 }
 

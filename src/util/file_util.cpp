@@ -49,6 +49,11 @@ bool write_file_atomic(const std::string& path, const std::string& content, std:
   return true;
 }
 
+void write_file_atomic_or_throw(const std::string& path, const std::string& content, std::optional<mode_t> mode) {
+  std::string err;
+  if (!write_file_atomic(path, content, &err, mode)) throw std::runtime_error(err);
+}
+
 namespace {
 
 // What is at path that a results file must not be opened through: a symbolic link (ELOOP), a

@@ -18,6 +18,8 @@ std::string temporary_beside(const std::string& path);
 // keeps its source's), else 0644 less the umask. Returns false and sets *err on failure.
 bool write_file_atomic(const std::string& path, const std::string& content, std::string* err,
                        std::optional<mode_t> mode = std::nullopt);
+// The same, throwing std::runtime_error with *err's text on failure.
+void write_file_atomic_or_throw(const std::string& path, const std::string& content, std::optional<mode_t> mode = std::nullopt);
 
 // open(2) of a file inside a results folder, never through a symbolic link, a hard link to a file
 // elsewhere, or a FIFO (which would hang the open): with replace_link, such a thing at path is

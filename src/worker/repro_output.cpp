@@ -17,9 +17,7 @@ void write_repro_output(const std::string& dir, const TensorPlan& t, const std::
   fs::create_directories(dir + "/output");
   const std::string base = dir + "/output/" + file_name_slug(t.name);
   if (got.size() > kMaxReproTensorBytes) {
-    std::string err;
-    if (!write_file_atomic(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxReproTensorBytes), &err))
-      throw std::runtime_error(err);
+    write_file_atomic_or_throw(base + ".LEFT_OUT.txt", fmt::format("{} bytes: over the {} bytes a repro keeps\n", got.size(), kMaxReproTensorBytes));
     return;
   }
   write_tensor_file(base + ".got.hkt", TensorFile{t.name, t.dtype, t.shape, got});
