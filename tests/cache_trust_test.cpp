@@ -79,12 +79,6 @@ std::vector<pid_t> processes_naming(const std::string& text) {
   return found;
 }
 
-bool gone_within(pid_t pid, int ms) {
-  for (int i = 0; i < ms / 10; ++i, usleep(10000))
-    if (test::process_gone(pid)) return true;
-  return test::process_gone(pid);
-}
-
 TEST(CacheSeal, AFileMatchesItsSealUntilItChanges) {
   test::TempDir dir;
   const std::string file = dir.write("entry.so", std::string(100000, 'a'));
@@ -234,7 +228,7 @@ TEST(BoundedCommand, ACommandsChildDiesWithTheProcessThatStartedIt) {
   ASSERT_GT(grandchild, 0) << "the command never started";
   kill(starter, SIGKILL);
   waitpid(starter, nullptr, 0);
-  const bool gone = gone_within(grandchild, 3000);
+  const bool gone = test::gone_within(grandchild, 3000);
   EXPECT_TRUE(gone) << "the command's child outlived the process that started it";
   if (!gone) kill(grandchild, SIGKILL);
 }
@@ -250,7 +244,7 @@ TEST(BoundedCommand, ACommandPastItsLimitIsStoppedWithItsChildren) {
   EXPECT_NE(host::stopped_because(r, 0.5).find("longer than 0.5 s"), std::string::npos);
   const pid_t grandchild = wait_for_pid(pid_file);
   ASSERT_GT(grandchild, 0);
-  EXPECT_TRUE(gone_within(grandchild, 3000));
+  EXPECT_TRUE(test::gone_within(grandchild, 3000));
 }
 
 TEST(BoundedCommand, AnInterruptedRunStopsIt) {

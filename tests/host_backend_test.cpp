@@ -294,8 +294,7 @@ TEST(HostCompiler, ACompilerDiesWithTheProcessThatStartedIt) {
   const pid_t compiler = std::stoi(pid_text);
   kill(starter, SIGKILL);
   waitpid(starter, nullptr, 0);
-  bool gone = false;
-  for (int i = 0; i < 300 && !(gone = test::process_gone(compiler)); ++i) usleep(10000);
+  const bool gone = test::gone_within(compiler, 3000);
   EXPECT_TRUE(gone) << "the command outlived the process that started it";
   if (!gone) kill(compiler, SIGKILL);
 }

@@ -27,18 +27,10 @@ int count_lines(const std::string& path) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
-using test::process_gone;
-
 // Bounds that only end a hang: on 2 cores beside 16 busy processes a run is about 9 times slower
 // than idle, and a test that times hkcheck would fail there (the ctest suite must hold on a busy machine).
 constexpr std::chrono::seconds kStop{60};   // from a signal to hkcheck's exit, the reports written
 constexpr std::chrono::seconds kRun{300};   // a whole (resumed) run of the eight cases
-
-// PDEATHSIG and the kill are asynchronous: a worker may take a moment to go once hkcheck has.
-bool gone_soon(pid_t pid) {
-  for (int i = 0; i < 600 && !process_gone(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  return process_gone(pid);
-}
 
 std::vector<pid_t> worker_pids(const std::string& dir) {
   std::vector<pid_t> pids;
@@ -112,7 +104,7 @@ TEST_F(Interrupt, SigintWritesEveryCaseLeavesNoWorkerAndResumeFinishes) {
     const ExitStatus st = run.wait();
     EXPECT_TRUE(st.exited && st.code == 130) << st.describe() << "\n" << run.output_tail(4000);
   }
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone_soon(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(test::gone_within(pid, 30000)) << "worker " << pid << " outlived hkcheck";
 
   const json r = results();
   EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
@@ -153,7 +145,7 @@ TEST_F(Interrupt, SecondSigintKillsTheWorkersAndStillWritesTheReports) {
   ASSERT_TRUE(run.wait_for(kStop));
   const ExitStatus st = run.wait();
   EXPECT_TRUE(st.exited && st.code == 130) << st.describe();
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone_soon(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(test::gone_within(pid, 30000)) << "worker " << pid << " outlived hkcheck";
   const json r = results();
   EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
   EXPECT_EQ(r["summary"]["total"], kCases) << r["summary"].dump();
@@ -200,7 +192,7 @@ TEST_F(Interrupt, AKilledParentLeavesTheEarlierReportIntactAndResumeFinishes) {
     run.wait();
   }
   EXPECT_EQ(slurp(out + "/test_results.json"), earlier) << "the earlier report must stay whole";
-  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(gone_soon(pid)) << "worker " << pid << " outlived hkcheck";
+  for (pid_t pid : worker_pids(pids)) EXPECT_TRUE(test::gone_within(pid, 30000)) << "worker " << pid << " outlived hkcheck";
   Subprocess resume(hkcheck({"--resume", out}), 3);
   ASSERT_TRUE(resume.wait_for(kRun));
   EXPECT_EQ(resume.wait().code, 0) << resume.output_tail(4000);

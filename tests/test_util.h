@@ -49,4 +49,11 @@ inline bool process_gone(pid_t pid) {
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
 }
 
+// Whether pid is gone within ms milliseconds: a kill, PDEATHSIG and a reaping are asynchronous.
+inline bool gone_within(pid_t pid, int ms) {
+  for (int i = 0; i < ms / 10; ++i, usleep(10000))
+    if (process_gone(pid)) return true;
+  return process_gone(pid);
+}
+
 }  // namespace hk::test
