@@ -64,24 +64,26 @@ def read_folder(folder, repo, work, written):
     return str(repo / folder)
 
 
+def mode_of(words):
+    """The line's mode word (list, diff, merge, mutate), or None for a run."""
+    return next((w for w in words[1:] if w in ("list", "diff", "merge", "mutate")), None)
+
+
 def rewrite(words, hkcheck, repo, work, written):
     """The line as it runs here, and the folder its results go to (None: the default)."""
     args, out, i = [], None, 1
-    mode = next((w for w in words[1:] if w in ("list", "diff", "merge", "mutate")), None)
+    mode = mode_of(words)
     while i < len(words):
         w = words[i]
         name, eq, value = w.partition("=")
-        if w in ("--device", "--devices"):
-            i += 2
-            continue
-        if w == "--backend":
+        if w in ("--device", "--devices", "--backend"):  # the GPU's; the host backend is added below
             i += 2
             continue
         if w in PATH_OPTIONS or (eq and name in PATH_OPTIONS):
             folder = value if eq else words[i + 1]
             place = str(work / "out" / folder)
             written.add(folder)
-            if name == "--out" or w == "--out":
+            if name == "--out":
                 out = place
             args += [name, place] if eq else [w, place]
             i += 1 if eq else 2
@@ -109,7 +111,7 @@ def results_of(folder):
     return [c["status"] for c in json.loads(path.read_text())["cases"]]
 
 
-def check(line, words, proc, out, project):
+def check(words, proc, out, project):
     """What is wrong with the line's run, or None."""
     text = proc.stdout
     gpu_tool = next((need for opt, need in GPU_ONLY.items() if any(w.split("=")[0] == opt for w in words)), None)
@@ -117,7 +119,7 @@ def check(line, words, proc, out, project):
         return f"exit {proc.returncode}"
     if gpu_tool:
         return None if gpu_tool in text else f"it does not say '{gpu_tool}'"
-    mode = next((w for w in words[1:] if w in ("list", "diff", "merge", "mutate")), None)
+    mode = mode_of(words)
     if mode == "list" or "--list" in words or "--collect-only" in words:
         return None if "rmsnorm" in text else "the listing does not name rmsnorm"
     if mode == "diff":
@@ -151,7 +153,7 @@ def main():
         argv, out = rewrite(words, hkcheck, repo, work, written)
         start = time.monotonic()
         proc = subprocess.run(argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
-        problem = check(line, words, proc, out, project)
+        problem = check(words, proc, out, project)
         print(f"README:{n}: {'ok' if problem is None else 'FAILED'} in {time.monotonic() - start:.1f} s: {shlex.join(argv[1:])}")
         if problem:
             problems.append(f"README:{n}: {line}\n  ran: {shlex.join(argv)}\n  {problem}\n" + proc.stdout[-2000:])
