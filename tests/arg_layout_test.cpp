@@ -11,6 +11,8 @@
 
 #include "contracts/case_job.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/plan_case.h"
 #include "test_util.h"
 
 namespace hk {

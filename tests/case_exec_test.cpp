@@ -4,6 +4,7 @@
 #include "worker/case_exec.h"
 #include "compile/cache_seal.h"
 #include "check/output_check.h"
+#include "model/plan_case.h"
 #include "compile/header_fingerprint.h"
 #include "compile/include_closure.h"
 #include "util/file_util.h"
@@ -16,6 +17,7 @@
 
 #include "sim_backend.h"
 #include "test_util.h"
+#include "model/manifest_load.h"
 
 namespace hk {
 namespace {

@@ -21,6 +21,7 @@
 #include "sim_backend.h"
 #include "process/subprocess.h"
 #include "test_util.h"
+#include "model/manifest_load.h"
 
 namespace hk {
 namespace {

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "test_util.h"
 
 namespace hk {

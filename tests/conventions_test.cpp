@@ -14,6 +14,7 @@
 #include "model/expr.h"
 #include "select/keyword_expr.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "select/project.h"
 #include "test_util.h"
 

@@ -8,6 +8,7 @@
 #include "run/case_fingerprint.h"
 #include "model/dtype.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "select/project.h"
 #include "reference.h"
 #include "refs/reference_cache.h"

@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "run/runner.h"
 #include "test_util.h"
+#include "model/manifest_load.h"
 
 namespace hk {
 namespace {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "known_bad_checker.h"
+#include "model/manifest_load.h"
 
 int main(int argc, char** argv) {
   const bool controls_only = argc == 4 && std::string(argv[3]) == "--controls-only";

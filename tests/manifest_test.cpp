@@ -1,4 +1,5 @@
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "select/project.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "model/compile_target.h"
 #include "refs/generator.h"
 #include "test_util.h"

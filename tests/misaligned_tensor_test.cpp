@@ -8,8 +8,10 @@
 #include "run/case_fingerprint.h"
 #include "contracts/case_job.h"
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "check/guard.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "refs/reference_cache.h"
 #include "test_util.h"
 

@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "check/metrics.h"
 #include "check/output_check.h"
 #include "output_plan.h"
 #include "reference.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "test_util.h"
 
 namespace hk {
@@ -172,3 +174,10 @@ TEST_F(RuleManifest, ErrorsNameTheTensorAndTheRule) {
 
 }  // namespace
 }  // namespace hk
+
+// The rules' table (model/) and their judges (check/) are two tables: a rule a manifest may name
+// but nothing judges would throw mid-run.
+TEST(CheckRules, EveryRuleAManifestMayNameHasAJudge) {
+  for (const hk::CheckRule& r : hk::check_rules()) EXPECT_TRUE(hk::can_judge_by(r.name)) << r.name;
+  EXPECT_FALSE(hk::can_judge_by("no_such_rule"));
+}

@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "check/rules/dequant.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "check/metrics.h"
 #include "contracts/result.h"
 #include "test_util.h"

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 
 namespace hk {
 namespace {

@@ -12,8 +12,10 @@
 #include <sstream>
 
 #include "model/compile_target.h"
+#include "model/plan_case.h"
 #include "refs/generator.h"
 #include "test_util.h"
+#include "model/manifest_load.h"
 
 namespace hk {
 namespace {

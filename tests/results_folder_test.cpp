@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "test_util.h"
 
 namespace hk {

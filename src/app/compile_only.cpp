@@ -16,6 +16,7 @@
 
 #include "contracts/case_job.h"
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 #include "contracts/code_object_resources.h"
 #include "model/compile_target.h"
 #include "contracts/compile_messages.h"

@@ -3,19 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "check/mismatch_view.h"
 #include "util/parallel_for.h"
 
 namespace hk {
-
-std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    const int64_t n = shape[d] > 0 ? shape[d] : 1;
-    idx[d] = flat % n;
-    flat /= n;
-  }
-  return idx;
-}
 
 namespace {
 

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "model/case_plan.h"
-#include "check/mismatch_view.h"
 #include "contracts/output_metrics.h"
 
 namespace hk {
@@ -22,7 +21,5 @@ OutputMetrics compare_output(const TensorPlan& t, const std::vector<uint8_t>& go
 // max_mismatch_fraction set, at most that fraction of elements outside atol/rtol/ulps and none
 // beyond hard_ulps, unwritten or NaN/Inf. The one rule, for the worker and the parent's re-check.
 bool within_tolerance(const OutputMetrics& m, const Tolerance& tol);
-
-std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape);
 
 }  // namespace hk

@@ -3,9 +3,17 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "check/metrics.h"
-
 namespace hk {
+
+std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t n = shape[d] > 0 ? shape[d] : 1;
+    idx[d] = flat % n;
+    flat /= n;
+  }
+  return idx;
+}
 
 std::string index_ranges(const std::vector<bool>& flags, bool value, size_t max_ranges) {
   std::vector<std::string> parts;

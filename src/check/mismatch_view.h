@@ -12,6 +12,9 @@
 
 namespace hk {
 
+// The index of element `flat` of a row-major tensor of this shape.
+std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape);
+
 // The window shows at most kWindowRows x kWindowCols elements (contracts/output_metrics.h).
 constexpr int64_t kWindowRows = 4, kWindowCols = 8;
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
 
 #include "model/case_plan.h"
 #include "check/rules/rules.h"
@@ -14,93 +16,24 @@ namespace hk {
 
 namespace {
 
-// Every rule there is. A new rule is a row here, a file in src/checks/ and a section of
-// docs/manifest.md: the manifest reader, case jobs, results and reports need nothing else.
-const std::vector<CheckRule>& rules() {
-  static const std::vector<CheckRule> table = {
-      {"elementwise", true, "every element within tolerance of the reference's (the default)", {}, nullptr, run_elementwise},
-      {"unordered", true, "the same values in any order along the last dimension (rows sorted before comparing)", {},
-       validate_unordered, run_unordered},
-      {"indices", true,
-       "an index output judged by the values of 'into' it selects: in range, distinct per row, selecting the expected values "
-       "(ties pass either way); 'unordered': true for a set of indices in any order",
-       {{"into", FieldKind::tensor, true}, {"unordered", FieldKind::flag, false}},
-       validate_indices, run_indices},
-      {"dequant", false, "out * scale within a relative L2 of the tensor that was quantized",
-       {{"scale", FieldKind::tensor, true}, {"block", FieldKind::expr, false}, {"against", FieldKind::text, true},
-        {"max_rel_l2", FieldKind::number, true}},
-       validate_dequant, run_dequant},
-  };
-  return table;
+using Judge = void (*)(const CheckInput&, const CheckPlan&, OutputMetrics&);
+
+// How each rule of model/check_rule.cpp judges: a new rule is a row there and a row here.
+Judge find_judge(const std::string& rule) {
+  static const std::map<std::string, Judge> table = {
+      {"elementwise", run_elementwise}, {"unordered", run_unordered}, {"indices", run_indices}, {"dequant", run_dequant}};
+  const auto it = table.find(rule);
+  return it == table.end() ? nullptr : it->second;
 }
 
-double plan_field(const CheckField& f, const std::string& text, const CasePlan& plan, size_t out, const Params& params,
-                  const std::string& path) {
-  switch (f.kind) {
-    case FieldKind::tensor:
-      for (size_t t = 0; t < plan.tensors.size(); ++t)
-        if (plan.tensors[t].name == text && t != out) return static_cast<double>(t);
-      throw PlanError(path, "'" + text + "' is not another tensor of this kernel");
-    case FieldKind::expr: return static_cast<double>(eval_int_at(text, params, path, 1));
-    case FieldKind::number: return eval_at(text, params, path);
-    case FieldKind::flag: return text == "true" ? 1 : 0;
-    case FieldKind::text: break;
-  }
-  return 0;
+Judge judge_of(const std::string& rule) {
+  if (Judge j = find_judge(rule)) return j;
+  throw std::logic_error("no judge for rule '" + rule + "'");  // a plan was made by a rule check/ lacks
 }
 
 }  // namespace
 
-int CheckPlan::tensor(const std::string& field) const {
-  const auto it = numbers.find(field);
-  return it == numbers.end() ? -1 : static_cast<int>(it->second);
-}
-
-const CheckRule* find_check_rule(const std::string& name) {
-  for (const CheckRule& r : rules())
-    if (name == r.name) return &r;
-  return nullptr;
-}
-
-std::string check_rule_names(bool compares) {
-  std::string names;
-  for (const CheckRule& r : rules())
-    if (r.compares == compares) names += (names.empty() ? "" : ", ") + std::string(r.name);
-  return names;
-}
-
-CheckPlan plan_check(const CheckSpec& spec, const CasePlan& plan, size_t out, const Params& params, const std::string& path) {
-  const CheckRule* rule = find_check_rule(spec.rule);
-  if (!rule) throw PlanError(path + "/rule", "unknown rule '" + spec.rule + "'");
-  CheckPlan p;
-  p.rule = spec.rule;
-  for (const CheckField& f : rule->fields) {
-    const auto it = spec.fields.find(f.name);
-    if (it == spec.fields.end()) continue;  // required fields were checked when the manifest was read
-    p.text[f.name] = it->second;
-    if (f.kind != FieldKind::text) p.numbers[f.name] = plan_field(f, it->second, plan, out, params, path + "/" + f.name);
-  }
-  if (rule->validate) rule->validate(p, plan, out, path);
-  return p;
-}
-
-std::vector<bool> inputs_read_by_checks(const CasePlan& plan) {
-  std::vector<bool> read(plan.tensors.size(), false);
-  auto mark = [&](size_t i) {
-    if (i < plan.tensors.size() && plan.tensors[i].role == Role::in) read[i] = true;
-  };
-  for (const TensorPlan& out : plan.tensors)
-    for (const CheckPlan& c : out.checks) {
-      const CheckRule* rule = find_check_rule(c.rule);
-      for (const CheckField& f : rule ? rule->fields : std::vector<CheckField>{}) {
-        if (f.kind == FieldKind::tensor && c.tensor(f.name) >= 0) mark(static_cast<size_t>(c.tensor(f.name)));
-      }
-      for (const auto& [field, name] : c.text)  // e.g. dequant's `against`: an input or a tensor the reference adds
-        for (size_t i = 0; i < plan.tensors.size(); ++i)
-          if (plan.tensors[i].name == name) mark(i);
-    }
-  return read;
-}
+bool can_judge_by(const std::string& name) { return find_judge(name) != nullptr; }
 
 OutputMetrics judge_output(const CheckInput& in) {
   const TensorPlan& t = in.plan.tensors[in.out];
@@ -109,10 +42,10 @@ OutputMetrics judge_output(const CheckInput& in) {
   const CheckPlan* comparison = &elementwise;
   for (const CheckPlan& p : t.checks)
     if (find_check_rule(p.rule)->compares) comparison = &p;
-  find_check_rule(comparison->rule)->run(in, *comparison, m);
+  judge_of(comparison->rule)(in, *comparison, m);
   m.name = t.name;
   for (const CheckPlan& p : t.checks)
-    if (!find_check_rule(p.rule)->compares) find_check_rule(p.rule)->run(in, p, m);
+    if (!find_check_rule(p.rule)->compares) judge_of(p.rule)(in, p, m);
   m.pass = output_passes(m, t.tolerance);
   return m;
 }

@@ -1,5 +1,7 @@
 #include "contracts/case_job.h"
 
+#include "model/check_rule.h"
+#include "model/plan_case.h"
 #include "util/json_field.h"
 #include "platform/backend.h"
 #include "util/json_number.h"

@@ -11,7 +11,7 @@
 
 #include "model/dtype.h"
 #include "model/manifest.h"
-#include "check/output_check.h"
+#include "model/check_spec.h"
 
 namespace hk {
 
@@ -84,11 +84,6 @@ constexpr int64_t kMaxOffsetBytes = 256;
 
 // Elements one tensor may have: far beyond any device's memory, well inside int64 arithmetic.
 constexpr int64_t kMaxElements = int64_t{1} << 48;
-
-// Throws PlanError naming the JSON path of the offending field. style: where the project rules
-// a case breaks without being wrong go (a loosened tolerance without "why"), each naming its JSON
-// path; null: not looked for. Whether they are errors is the loader's choice (--strict).
-CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError>* style = nullptr);
 
 // An expression of the manifest evaluated over a case's params: a number, or a whole number of
 // at least min. Both throw PlanError(path) when the text does not evaluate.

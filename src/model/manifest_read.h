@@ -1,5 +1,6 @@
-// What the readers of a manifest's parts share (manifest.cpp, manifest_compile.cpp): the error
-// that names a field's JSON path, and the checks every field uses.
+// What the readers of a manifest's parts share (manifest_load.cpp and the readers of args,
+// compile settings and derived tensors): the error that names a field's JSON path, and the checks
+// every field uses.
 #pragma once
 
 #include <initializer_list>

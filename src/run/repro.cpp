@@ -13,6 +13,7 @@
 
 #include "platform/backend.h"
 #include "contracts/case_job.h"
+#include "model/plan_case.h"
 #include "contracts/run_spec_options.h"
 #include "util/file_util.h"
 #include "refs/generator.h"

@@ -5,6 +5,7 @@
 
 #include "select/case_filter.h"
 #include "model/case_plan.h"
+#include "model/plan_case.h"
 
 namespace hk {
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "select/reference_index.h"
 
 namespace hk {

@@ -11,6 +11,7 @@
 
 #include "model/expr.h"
 #include "model/manifest.h"
+#include "model/manifest_load.h"
 
 namespace {
 

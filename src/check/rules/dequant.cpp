@@ -41,26 +41,6 @@ DequantPlan dequant_plan(const CheckPlan& p) {
   return DequantPlan{p.tensor("scale"), static_cast<int64_t>(p.numbers.at("block")), p.text.at("against"), p.numbers.at("max_rel_l2")};
 }
 
-// One scale per block of the last dim in every row, or a single scale for the whole tensor.
-void validate_dequant(CheckPlan& p, const CasePlan& plan, size_t out, const std::string& path) {
-  const TensorPlan& t = plan.tensors[out];
-  const int64_t last = t.shape.empty() ? 1 : t.shape.back();
-  if (!p.numbers.count("block")) p.numbers["block"] = static_cast<double>(std::max<int64_t>(last, 1));  // one scale per row
-  const std::string& against = p.text.at("against");
-  if (against == t.name) throw PlanError(path + "/against", "an output cannot be checked against itself");
-  for (const TensorPlan& o : plan.tensors)
-    if (o.name == against && o.role != Role::in)
-      throw PlanError(path + "/against", "'" + against + "' is an output; name an input or a tensor the reference adds");
-  if (p.numbers.at("max_rel_l2") <= 0) throw PlanError(path + "/max_rel_l2", "expected a number > 0");
-  const int64_t block = static_cast<int64_t>(p.numbers.at("block"));
-  const int64_t rows = last > 0 ? t.numel / last : 0;
-  const int64_t expected = rows * ((last + block - 1) / block);
-  const TensorPlan& s = plan.tensors[static_cast<size_t>(p.tensor("scale"))];
-  if (s.numel != 1 && s.numel != expected)
-    throw PlanError(path + "/scale", fmt::format("'{}' has {} elements; {} rows of {} in blocks of {} need {} (or 1 for a per-tensor scale)",
-                                                 s.name, s.numel, rows, last, block, expected));
-}
-
 // The scale comes from the kernel's output bytes when the scale is an output, else from the
 // inputs; against from the context (an input, or a tensor the reference added).
 void run_dequant(const CheckInput& in, const CheckPlan& p, OutputMetrics& m) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/case_plan.h"
-#include "check/output_check.h"
+#include "model/check_rule.h"
 #include "reference.h"
 
 namespace hk {

@@ -67,20 +67,6 @@ IndexSelection select(const CheckInput& in, const TensorPlan& idx, const TensorP
 
 }  // namespace
 
-void validate_indices(CheckPlan& p, const CasePlan& plan, size_t out, const std::string& path) {
-  const TensorPlan& idx = plan.tensors[out];
-  const TensorPlan& src = plan.tensors[static_cast<size_t>(p.tensor("into"))];
-  if (is_float(idx.dtype) || is_packed(idx.dtype))
-    throw PlanError(path, fmt::format("'{}' is {}; an index output needs an integer dtype", idx.name, dtype_name(idx.dtype)));
-  if (src.role != Role::in) throw PlanError(path + "/into", "'" + src.name + "' is an output; indices are judged against an input");
-  if (is_packed(src.dtype)) throw PlanError(path + "/into", fmt::format("'{}' is packed ({})", src.name, dtype_name(src.dtype)));
-  const bool rows_match = src.shape.size() == idx.shape.size() && !idx.shape.empty() &&
-                          std::equal(idx.shape.begin(), idx.shape.end() - 1, src.shape.begin());
-  if (!rows_match)
-    throw PlanError(path + "/into", fmt::format("'{}' {} and '{}' {} must agree on every dimension but the last", idx.name,
-                                                fmt::join(idx.shape, "x"), src.name, fmt::join(src.shape, "x")));
-}
-
 void run_indices(const CheckInput& in, const CheckPlan& p, OutputMetrics& m) {
   const TensorPlan& idx = in.plan.tensors[in.out];
   const TensorPlan& src = in.plan.tensors[static_cast<size_t>(p.tensor("into"))];

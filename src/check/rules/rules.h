@@ -1,5 +1,5 @@
-// The rules of output_check.h, one file each in this folder: how each validates its plan for a
-// case and judges one output.
+// The rules of output_check.h, one file each in this folder: how each judges one output (a rule's
+// fields and how a case plans them: model/check_rule.cpp).
 #pragma once
 
 #include <string>
@@ -7,7 +7,8 @@
 
 #include "model/case_plan.h"
 #include "check/metrics.h"
-#include "check/output_check.h"
+#include "check/check_input.h"
+#include "model/check_rule.h"
 #include "reference.h"
 
 namespace hk {
@@ -16,15 +17,12 @@ namespace hk {
 void run_elementwise(const CheckInput& in, const CheckPlan& p, OutputMetrics& m);
 
 // The same values in any order along the last dimension: both rows sorted before comparing.
-void validate_unordered(CheckPlan& p, const CasePlan& plan, size_t out, const std::string& path);
 void run_unordered(const CheckInput& in, const CheckPlan& p, OutputMetrics& m);
 
 // An index output judged by the values it selects from the tensor it indexes.
-void validate_indices(CheckPlan& p, const CasePlan& plan, size_t out, const std::string& path);
 void run_indices(const CheckInput& in, const CheckPlan& p, OutputMetrics& m);
 
 // out * scale within a relative L2 of the tensor that was quantized (dequant.h).
-void validate_dequant(CheckPlan& p, const CasePlan& plan, size_t out, const std::string& path);
 void run_dequant(const CheckInput& in, const CheckPlan& p, OutputMetrics& m);
 
 // Sorts each row (the last dimension) of a tensor's elements in descending order, both the

@@ -41,11 +41,6 @@ void sort_rows_descending(const TensorPlan& t, std::vector<uint8_t>& got, std::v
   }
 }
 
-void validate_unordered(CheckPlan&, const CasePlan& plan, size_t out, const std::string& path) {
-  const TensorPlan& t = plan.tensors[out];
-  if (is_packed(t.dtype)) throw PlanError(path, "'unordered' does not support packed outputs (" + std::string(dtype_name(t.dtype)) + ")");
-}
-
 void run_unordered(const CheckInput& in, const CheckPlan&, OutputMetrics& m) {
   const TensorPlan& t = in.plan.tensors[in.out];
   std::vector<uint8_t> got = in.got[in.out];
