@@ -30,6 +30,7 @@
 #include "process/subprocess.h"
 #include "platform/targets.h"
 #include "util/text_bound.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -279,18 +280,20 @@ class CompilerProcess {
   // The worker; for hipRTC from a root, under that root's loader and with its libraries first, so
   // that nothing else hkcheck starts sees them.
   bool start(CaseResult& r) {
-    const std::string backend = backend_for_arch(arch_);
+    const BackendRow& row = *backend_for_arch(arch_);  // --arch was checked against the table
+    const bool hiprtc = row.id == BackendId::hip;
+    const std::string backend = row.name;
     try {
-      std::vector<std::string> argv = backend == "hip" ? hiprtc_loader_prefix(opt_.hiprtc_root) : std::vector<std::string>{};
+      std::vector<std::string> argv = hiprtc ? hiprtc_loader_prefix(opt_.hiprtc_root) : std::vector<std::string>{};
       const std::string under = argv.empty() ? "" : " under " + argv.front();
       argv.insert(argv.end(), {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3", "--host-profile",
                                opt_.host.profile});
-      if (backend == "hip") argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
+      if (hiprtc) argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
       if (opt_.cache_dir.empty()) argv.push_back("--no-cache");
       else argv.insert(argv.end(), {"--cache-dir", opt_.cache_dir});
       if (!opt_.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt_.project_root});
       const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
-      proc_ = std::make_unique<Subprocess>(argv, 3, backend == "hip" ? env : std::vector<std::string>{});
+      proc_ = std::make_unique<Subprocess>(argv, 3, hiprtc ? env : std::vector<std::string>{});
       std::string line;
       if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line) {
         const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);
@@ -329,12 +332,6 @@ CaseResult blank_compile_result(const CompileItem& item) {
 }
 
 }  // namespace
-
-std::string backend_for_arch(const std::string& arch) {
-  if (arch.rfind("sm_", 0) == 0) return "cuda";
-  if (arch.rfind("gfx", 0) == 0) return "hip";
-  return "";
-}
 
 std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& kernels, const CompileOnlyOptions& given,
                                          const std::function<void(const CaseResult&)>& on_result,

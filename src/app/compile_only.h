@@ -28,9 +28,6 @@ struct CompileOnlyOptions {
   std::string project_root;  // the project's folder: compile cache keys name paths relative to it
 };
 
-// "cuda" for sm_XX, "hip" for gfxXXX, "" for anything else.
-std::string backend_for_arch(const std::string& arch);
-
 // One result per kernel x configuration x architecture, in that order: PASS when it compiled,
 // COMPILE_ERROR with the log (or the compiler's crash), ERROR when the target's compiler cannot
 // be opened. on_result sees each as it finishes, one call at a time.

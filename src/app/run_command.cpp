@@ -31,6 +31,7 @@
 #include "select/case_schedule.h"
 #include "run/sanitize.h"
 #include "util/slug.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -91,7 +92,7 @@ void announce(const Settings& s, const std::optional<DeviceInfo>& dev, const std
     if (!interrupt_signal()) fmt::print(stderr, "hkcheck: no usable GPU: {}\nhkcheck: every case is SKIP (NO_DEVICE)\n", why);
     return;
   }
-  if (dev->backend == "host")
+  if (on_cpu(dev->backend))
     fmt::print(stderr, "hkcheck: host backend: kernels run on the CPU with the limits of the {} profile ({}), {}{}\n", s.host.profile,
                dev->arch, dev->runtime_version, dev->note.empty() ? "" : "; " + dev->note);
   fmt::print(stderr, "hkcheck: {} on {} ({}, {}), {} cases, {} worker(s) on {} device(s), isolation {}\n", dev->backend, dev->name,
@@ -203,7 +204,7 @@ class Run {
     info_.device = dev_;
     if (s_.report.out_dir.empty()) s_.report.out_dir = "results/" + (dev_ ? device_slug(dev_->name) : std::string("no-device"));
     if (!out_folder_allowed(s_) || !may_replace_results()) return kExitUsage;
-    if (s_.tier == "auto") s_.tier = dev_ && dev_->backend == "host" ? "small" : "all";
+    if (s_.tier == "auto") s_.tier = dev_ && on_cpu(dev_->backend) ? "small" : "all";
     info_.spec.tier = s_.tier;
     reporters_ = std::make_unique<Reporters>(s_.report, s_.report.out_dir, ConsoleStyle{"hkcheck", "", false, s_.report.verbosity, s_.report.durations});
     if (!s_.resume_dir.empty() && !same_device_as(resumed)) return kExitUsage;

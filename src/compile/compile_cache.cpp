@@ -13,6 +13,7 @@
 #include "util/fnv1a.h"
 #include "compile/include_closure.h"
 #include "compile/kernel_file_compile.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -46,11 +47,12 @@ std::optional<CompileOutput> cached_output(const std::string& entry, const RootR
   return out;
 }
 
-// The prelude headers a backend's compiles get. For HIP, ROCm 5's stand-ins too: they are a
-// superset of what either hipRTC gets.
+// The prelude headers a backend's compiles may get: the row's keyed set (for HIP, ROCm 5's
+// stand-ins too, a superset of what either hipRTC gets).
 std::string prelude_text(const std::string& backend) {
   std::string text;
-  for (const auto& [n, t] : prelude_headers(backend == "hip" ? "hip5" : backend)) text += n + "\n" + t + "\n";
+  const BackendRow* row = find_backend(backend);
+  for (const auto& [n, t] : prelude_headers(row ? row->keyed_prelude : backend)) text += n + "\n" + t + "\n";
   return text;
 }
 

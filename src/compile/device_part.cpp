@@ -14,6 +14,7 @@
 #include "compile/compile_attribution.h"
 #include "compile/include_closure.h"
 #include "platform/libclang_api.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -601,12 +602,13 @@ std::vector<std::string> parse_options(const std::vector<std::string>& options) 
 DevicePart device_part(const std::string& source, const std::string& path, const std::vector<std::string>& options, bool hip,
                        const std::vector<std::string>& roots, const UsedDeclarations& used, const std::vector<IncluderText>& context) {
   load_libclang();
-  std::vector<std::string> args = {"-x", hip ? "hip" : "cuda", "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
+  const BackendRow& row = backend_row(hip ? BackendId::hip : BackendId::cuda);
+  std::vector<std::string> args = {"-x", row.clang_language, "--cuda-device-only", hip ? "-nogpuinc" : "-nocudainc",
                                    hip ? "-nogpulib" : "-nocudalib", hip ? "--offload-arch=gfx90a" : "--cuda-gpu-arch=sm_80",
                                    "-std=c++17", "-w", "-ferror-limit=0", "-I", kPreludeDir, "-include",
                                    std::string(kPreludeDir) + "/hk_device_part.h",
                                    // hkcheck.h's own dialect, as the device compiler of that vendor sees it
-                                   hip ? "-DHK_BACKEND_HIP=1" : "-DHK_BACKEND_CUDA=1"};
+                                   fmt::format("-D{}=1", row.macro)};
   // The run-time compiler's macro as the compile will see it: hipRTC 7.2 leaves __HIPCC_RTC__
   // undefined in its no-builtin-header mode (and defining it there breaks the real HIP headers),
   // so code under #ifndef __HIPCC_RTC__ is compiled there, and is parsed here as such.
@@ -622,7 +624,7 @@ DevicePart device_part(const std::string& source, const std::string& path, const
   // The file from memory (as read for the compile), the attribute prelude, and hkcheck's own
   // dialect headers, so a file written in that dialect is understood too.
   std::vector<std::pair<std::string, std::string>> files = {{path, source}, {std::string(kPreludeDir) + "/hk_device_part.h", kParsePrelude}};
-  for (const auto& [name, text] : prelude_headers(hip ? "hip" : "cuda"))
+  for (const auto& [name, text] : prelude_headers(row.prelude))
     if (name.rfind("hk", 0) == 0) files.emplace_back(std::string(kPreludeDir) + "/" + name, text);
   for (const IncluderText& c : context) files.emplace_back(c.path, c.text);
   std::vector<CXUnsavedFile> unsaved;

@@ -13,12 +13,14 @@
 #include "compile/entry_symbols.h"
 #include "compile/line_directive.h"
 #include "compile/vendor_headers.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
 
 bool parse_as_hip(const std::string& backend, const std::string& path) {
-  return backend == "hip" || (backend == "host" && std::filesystem::path(path).extension() == ".hip");
+  const BackendRow& hip = backend_row(BackendId::hip);
+  return backend == hip.name || (on_cpu(backend) && std::filesystem::path(path).extension() == std::string(".") + hip.source_extension);
 }
 
 }  // namespace
@@ -35,12 +37,14 @@ std::string explain_missing_headers(const std::string& log, const std::string& b
     if (line.find("(hkcheck: ") == std::string::npos && line.find("Permission denied") == std::string::npos &&
         std::regex_search(line, m, missing)) {
       const std::string header = m[2].matched ? m[2].str() : m[4].matched ? m[4].str() : m[6].str();
-      const std::string vendor = vendor_of_header(header);
-      if ((backend == "hip" && vendor == "cuda") || (backend == "cuda" && vendor == "hip"))
+      const BackendRow* theirs = backend_for_source_vendor(vendor_of_header(header));
+      const BackendRow* ours = find_backend(backend);
+      if (theirs && ours && *ours->source_vendor && theirs != ours)
         line += fmt::format(" (hkcheck: {0} is {1}'s own header, so this file is {1} source: give the kernel one file per vendor, "
                             "\"source\": {{\"{2}\": \"k.{3}\", \"{4}\": \"k.{5}\"}}, or {{\"{2}\": ...}} alone to run it on {1} only "
                             "(docs/porting.md))",
-                            header, vendor == "cuda" ? "CUDA" : "HIP", vendor, vendor == "cuda" ? "cu" : "hip", backend, backend == "cuda" ? "cu" : "hip");
+                            header, theirs->title, theirs->source_vendor, theirs->source_extension, ours->source_vendor,
+                            ours->source_extension);
       else
         line += fmt::format(" (hkcheck: {} is not on the include path: add the folder that holds it to the manifest's \"include_dirs\")", header);
     }

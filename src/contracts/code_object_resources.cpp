@@ -221,4 +221,14 @@ void add_ptxas_figures(const std::string& log, const std::string& symbol, Kernel
   }
 }
 
+std::optional<KernelResources> code_resources(ResourceFormat format, const std::string& binary, const std::string& symbol, std::string* why) {
+  switch (format) {
+    case ResourceFormat::cubin: return cubin_resources(binary, symbol, why);
+    case ResourceFormat::amdgpu: return amdgpu_resources(binary, symbol, why);
+    case ResourceFormat::none: break;
+  }
+  if (why) *why = "no resources for this backend";
+  return std::nullopt;
+}
+
 }  // namespace hk

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/backend_table.h"
+
 namespace hk {
 
 struct KernelResources {
@@ -36,6 +38,10 @@ void from_json(const nlohmann::json& j, KernelResources& r);  // a missing figur
 // and set *why when the binary cannot be read or has no such kernel.
 std::optional<KernelResources> cubin_resources(const std::string& cubin, const std::string& symbol, std::string* why);
 std::optional<KernelResources> amdgpu_resources(const std::string& code_object, const std::string& symbol, std::string* why);
+
+// The figures of symbol in binary as format reads them (platform/backend_table.h); nothing, with
+// *why, for ResourceFormat::none.
+std::optional<KernelResources> code_resources(ResourceFormat format, const std::string& binary, const std::string& symbol, std::string* why);
 
 // NVRTC's log with -Xptxas -v: static shared memory and spills of symbol, where it says them
 // ("N bytes smem", "N bytes spill stores"); fills what it finds into r.

@@ -16,7 +16,7 @@ std::string text_or_null(const json& j) { return j.is_null() ? std::string() : j
 void read_common(const json& j, RunInfo& r) {
   read_field(j, "hkcheck_version", r.hkcheck_version);
   read_field(j, "git_commit", r.git_commit);
-  read_field(j, "host", r.host);
+  read_field(j, "host", r.host);  // the machine that ran it: not a backend name
   read_field(j, "started_at", r.started_at);
   r.device.reset();
   if (!j.contains("device") || !j["device"].is_null()) read_field(j, "device", r.device.emplace());
@@ -51,7 +51,7 @@ void from_json(const json& j, SanitizerRun& s) {
 void to_json(json& j, const RunInfo& r) {
   j = {{"hkcheck_version", r.hkcheck_version},
        {"git_commit", r.git_commit},
-       {"host", r.host},
+       {"host", r.host},  // not a backend name
        {"started_at", r.started_at},
        {"wall_s", r.wall_s},
        {"spec", r.spec},

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "process/memory_limit.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -32,8 +33,7 @@ void selection_options(const SelectionSpec& sel, std::vector<std::string>& o) {
 
 std::vector<std::string> spec_options(const RunSpec& s) {
   std::vector<std::string> o;
-  const bool chosen = s.backend == "cuda" || s.backend == "hip" || s.backend == "host";
-  o.insert(o.end(), {"--backend", chosen ? s.backend : "auto"});
+  o.insert(o.end(), {"--backend", find_backend(s.backend) ? s.backend : "auto"});
   if (s.devices.size() == 1) o.insert(o.end(), {"--device", std::to_string(s.devices.front())});
   else if (!s.devices.empty()) o.insert(o.end(), {"--devices", fmt::format("{}", fmt::join(s.devices, ","))});
   if (s.seeds.empty()) o.insert(o.end(), {"--seed", std::to_string(s.seed)});

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "model/include_options.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 // Named, not anonymous: a unity batch shares one anonymous namespace among its files.
@@ -60,18 +61,27 @@ bool clang_pass_through(const std::string& a) {
 }
 
 std::string compiler_name(const std::string& backend) {
-  if (backend == "cuda") return "NVRTC";
-  if (backend == "hip") return "hipRTC";
-  if (backend == "host") return "the host C++ compiler";
-  return "any compiler";
+  const BackendRow* r = find_backend(backend);
+  return r ? r->compiler_title : "any compiler";
 }
 
+// Each compiler's own flags; an unknown backend (a check for any of them) takes every one's.
 bool allowed_by(const std::string& o, const std::string& backend) {
   if (common(o)) return true;
-  if (backend == "cuda") return nvrtc(o);
-  if (backend == "hip") return hiprtc(o);
-  if (backend == "host") return codegen_flag(o);
-  return nvrtc(o) || hiprtc(o) || codegen_flag(o);
+  const BackendRow* r = find_backend(backend);
+  if (!r) return nvrtc(o) || hiprtc(o) || codegen_flag(o);
+  switch (r->id) {
+    case BackendId::cuda: return nvrtc(o);
+    case BackendId::hip: return hiprtc(o);
+    case BackendId::host: return codegen_flag(o);
+  }
+  return false;
+}
+
+// Only hipRTC is clang: -mllvm and -Xclang mean nothing to NVRTC or the host's compiler.
+bool clang_based(const std::string& backend) {
+  const BackendRow* r = find_backend(backend);
+  return !r || r->id == BackendId::hip;
 }
 
 std::string refusal(const std::string& o, const std::string& backend, const std::string& why) {
@@ -93,7 +103,7 @@ std::optional<RefusedOption> refused_option(const std::vector<std::string>& opti
       continue;
     }
     if (o == "-mllvm" || o == "-Xclang") {
-      if (backend == "cuda" || backend == "host") return RefusedOption{i, refusal(o, backend, "it is clang's, and this compiler is not clang")};
+      if (!clang_based(backend)) return RefusedOption{i, refusal(o, backend, "it is clang's, and this compiler is not clang")};
       if (i + 1 >= options.size()) return RefusedOption{i, refusal(o, backend, "it needs an argument: the next string")};
       if (!clang_pass_through(options[i + 1]))
         return RefusedOption{i + 1, refusal(o + " " + options[i + 1], backend, "its argument must be one flag that names no file and loads nothing")};

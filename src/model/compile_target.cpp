@@ -7,6 +7,7 @@
 #include <set>
 
 #include "model/kernel_entries.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -25,26 +26,31 @@ bool nvidia_target(const std::string& key) {
 // gfx90a, gfx942, gfx1100: hexadecimal digits (the features after ':' are not part of the name).
 bool amd_target(const std::string& key) { return key.rfind("gfx", 0) == 0 && all_of_from(key, 3, [](int c) { return std::isxdigit(c); }); }
 
-std::string vendor_name(const std::string& vendor) { return vendor == "hip" ? "HIP" : vendor == "cuda" ? "CUDA" : vendor; }
+std::string vendor_name(const std::string& vendor) {
+  const BackendRow* r = backend_for_source_vendor(vendor);
+  return r ? r->title : vendor;
+}
 
 }  // namespace
 
-std::string vendor_of_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 ? "hip" : "cuda"; }
+std::string vendor_of_arch(const std::string& arch) {
+  const BackendRow* r = backend_for_arch(arch);  // a host profile is named after a GPU's target
+  return (r ? *r : backend_row(BackendId::cuda)).source_vendor;
+}
 
 CompileTarget run_target(const std::string& backend, const std::string& arch, const std::string& source_vendor) {
-  const std::string compiler = backend == "cuda" ? "nvrtc" : backend == "hip" ? "hiprtc" : "host";
-  return CompileTarget{arch, source_vendor.empty() ? vendor_of_arch(arch) : source_vendor, compiler};
+  return CompileTarget{arch, source_vendor.empty() ? vendor_of_arch(arch) : source_vendor, backend_row(backend).compiler};
 }
 
 CompileTarget compile_only_target(const std::string& arch) {
   const std::string vendor = vendor_of_arch(arch);
-  return CompileTarget{arch, vendor, vendor == "hip" ? "hiprtc" : "nvrtc"};
+  return CompileTarget{arch, vendor, backend_for_source_vendor(vendor)->compiler};
 }
 
 std::optional<SectionKind> section_kind(const std::string& key) {
   if (key == "all") return SectionKind::all;
-  if (key == "cuda" || key == "hip") return SectionKind::vendor;
-  if (key == "nvrtc" || key == "hiprtc" || key == "host") return SectionKind::compiler;
+  if (backend_for_source_vendor(key)) return SectionKind::vendor;
+  if (backend_for_compiler(key)) return SectionKind::compiler;
   if (nvidia_target(key) || amd_target(key)) return SectionKind::target;
   return std::nullopt;
 }
@@ -68,7 +74,7 @@ std::string not_for_vendor_message(const KernelSpec& k, const CompileTarget& t) 
   for (const auto& [vendor, file] : k.vendor_sources) have += (have.empty() ? "" : ", ") + vendor_name(vendor);
   const std::string own = k.vendor_sources.empty() ? "" : k.vendor_sources.begin()->first;
   return fmt::format("the manifest gives this kernel a {} file only (\"source\": {{\"{}\": ...}}); {} compiles {} files{}", have, own,
-                     t.arch, vendor_name(t.vendor), t.compiler == "host" ? " (--source " + own + " runs it on the host backend)" : "");
+                     t.arch, vendor_name(t.vendor), t.compiler == host_backend().compiler ? " (--source " + own + " runs it on the host backend)" : "");
 }
 
 const std::string& source_for(const KernelSpec& k, const std::string& vendor) {

@@ -1,5 +1,7 @@
 #include "model/expectation.h"
 
+#include "platform/backend_table.h"
+
 #include <fmt/format.h>
 
 namespace hk {
@@ -14,7 +16,7 @@ std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict
   for (const ExpectedVerdict& e : declared)
     if (!e.arch.empty() && e.arch == device_arch) return e;
   for (const ExpectedVerdict& e : declared)
-    if (host && e.arch == kHostArch) return e;
+    if (host && e.arch == host_backend().name) return e;
   for (const ExpectedVerdict& e : declared)
     if (e.arch.empty()) return e;
   return std::nullopt;

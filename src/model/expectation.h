@@ -13,12 +13,10 @@ namespace hk {
 // The verdicts "expect.status" may name: statuses that fail a run, and SKIP reasons.
 const std::vector<std::string>& expectable_statuses();
 
-// The arch an expectation names to apply on the host backend under every profile: for what only
-// the host's stricter rules show (a collective reading lanes that returned), undefined on a GPU.
-inline constexpr const char* kHostArch = "host";
-
 // The expectation that applies on a device of this arch (host: the host backend's), if any: one
-// for the arch itself first, then "host" on the host backend, then one without an arch.
+// for the arch itself first, then the host backend's name on the host backend (under every profile:
+// for what only the host's stricter rules show, a collective reading lanes that returned,
+// undefined on a GPU), then one without an arch.
 std::optional<ExpectedVerdict> expectation_for(const std::vector<ExpectedVerdict>& declared, const std::string& device_arch,
                                                bool host = false);
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,6 +19,7 @@
 #include "model/manifest_read.h"
 #include "model/plan_case.h"
 #include "model/results_folder.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 
@@ -352,10 +354,14 @@ void read_sources(const json& v, const std::string& path, const std::string& fil
     k.source = kernel_file(s, path + "/source", file);
     return;
   }
-  check_keys(s, path + "/source", {"cuda", "hip"});
-  if (s.empty()) fail(path + "/source", "expected a file for \"cuda\", \"hip\" or both");
+  std::vector<std::string> vendors;  // in the table's order: the first one present is the kernel's default file
+  for (const BackendRow& r : backend_table())
+    if (*r.source_vendor) vendors.push_back(r.source_vendor);
+  check_keys(s, path + "/source", vendors);
+  if (s.empty()) fail(path + "/source", fmt::format("expected a file for one or more of: {}", fmt::join(vendors, ", ")));
   for (auto it = s.begin(); it != s.end(); ++it) k.vendor_sources[it.key()] = kernel_file(*it, path + "/source/" + it.key(), file);
-  k.source = k.vendor_sources.count("cuda") ? k.vendor_sources["cuda"] : k.vendor_sources["hip"];
+  for (auto v = vendors.rbegin(); v != vendors.rend(); ++v)
+    if (k.vendor_sources.count(*v)) k.source = k.vendor_sources[*v];
 }
 
 // "equivalent_mutants": [{"id": "arith_swap@12:30/-", "why": "..."}], each id once.

@@ -21,10 +21,14 @@ const char* kind_of(const nlohmann::json& j) {
 }
 
 void check_keys(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+  check_keys(obj, path, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void check_keys(const nlohmann::json& obj, const std::string& path, const std::vector<std::string>& allowed) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return it.key() == a; }) == allowed.end()) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
       std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
       fail(path + "/" + it.key(), "unknown field (expected one of: " + list + ")");
     }
   }

@@ -28,6 +28,7 @@ const char* kind_of(const nlohmann::json& j);
 
 // Fails on a member of obj not in allowed, naming it and the fields allowed.
 void check_keys(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed);
+void check_keys(const nlohmann::json& obj, const std::string& path, const std::vector<std::string>& allowed);
 
 const nlohmann::json& need(const nlohmann::json& obj, const char* key, const std::string& path);
 std::string need_string(const nlohmann::json& obj, const char* key, const std::string& path);

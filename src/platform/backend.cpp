@@ -3,8 +3,6 @@
 
 #include <chrono>
 
-#include "prelude_sources.h"
-
 namespace hk {
 
 std::vector<double> Backend::time_launches(Kernel k, const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& block,
@@ -17,64 +15,6 @@ std::vector<double> Backend::time_launches(Kernel k, const std::array<int64_t, 3
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return ms;
-}
-
-#ifdef HKCHECK_WITH_CUDA
-std::unique_ptr<Backend> open_cuda_backend(int device);
-#endif
-#ifdef HKCHECK_WITH_HIP
-std::unique_ptr<Backend> open_hip_backend(int device);
-#endif
-std::unique_ptr<Backend> open_host_backend(const HostOptions& opt);
-
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-#ifdef HKCHECK_WITH_CUDA
-  names.push_back("cuda");
-#endif
-#ifdef HKCHECK_WITH_HIP
-  names.push_back("hip");
-#endif
-  names.push_back("host");  // last: "auto" prefers any GPU
-  return names;
-}
-
-std::unique_ptr<Backend> open_backend(const std::string& name, int device, const HostOptions& host) {
-  if (name == "host") return open_host_backend(host);
-#ifdef HKCHECK_WITH_CUDA
-  if (name == "cuda") return open_cuda_backend(device);
-#endif
-#ifdef HKCHECK_WITH_HIP
-  if (name == "hip") return open_hip_backend(device);
-#endif
-  throw BackendUnavailable("backend '" + name + "' is not built into this hkcheck (built: " +
-                           [] {
-                             std::string s;
-                             for (const auto& n : backend_names()) s += (s.empty() ? "" : ", ") + n;
-                             return s.empty() ? std::string("none") : s;
-                           }() + ")");
-}
-
-std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch) {
-  if (backend == "cuda") return {"--gpu-architecture=" + arch, "-std=c++17", "-DHK_BACKEND_CUDA=1", "--pre-include=hk_nvcc_environment.h"};
-  if (backend == "hip") return {"--offload-arch=" + arch, "-std=c++17", "-DHK_BACKEND_HIP=1"};
-  return {};
-}
-
-const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& backend) {
-  // "cuda" adds the standard headers NVRTC lacks, "host" what CUDA's and HIP's headers mean on a
-  // CPU, "hip5" the headers ROCm 5's hipRTC lacks or cannot take from the system.
-  auto build = [](const char* own_set) {
-    std::vector<std::pair<std::string, std::string>> headers;
-    for (const EmbeddedPreludeFile& f : kPreludeFiles)
-      if (std::string(f.set) == "common" || (own_set && std::string(f.set) == own_set)) headers.emplace_back(f.name, f.text);
-    return headers;
-  };
-  static const auto common = build(nullptr), cuda = build("nvrtc"), host = build("host"), hip5 = build("hiprtc5");
-  if (backend == "cuda") return cuda;
-  if (backend == "host") return host;
-  if (backend == "hip5") return hip5;
-  return common;
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

@@ -166,7 +166,8 @@ struct HostOptions {
   bool races = false;
 };
 
-// Opens the named backend ("cuda", "hip" or "host") on device index; throws BackendUnavailable.
+// Opens the named backend (a row of platform/backend_table.h) on device index; throws
+// BackendUnavailable. This and the three below read the table (backend_table.cpp).
 std::unique_ptr<Backend> open_backend(const std::string& name, int device, const HostOptions& host = {});
 // Backends compiled into this binary, in the order "auto" tries them.
 std::vector<std::string> backend_names();
@@ -175,8 +176,8 @@ std::vector<std::string> backend_names();
 // macro), so a repro can state the exact command line. Empty for a backend without a compiler.
 std::vector<std::string> base_compile_options(const std::string& backend, const std::string& arch);
 
-// The in-memory headers a kernel compiled by backend ("cuda", "hip", "host") may include:
+// The in-memory headers of a prelude set (a row's prelude or keyed_prelude) a kernel may include:
 // {name, contents}. hkcheck.h and its parts for all; each backend may add its own.
-const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& backend);
+const std::vector<std::pair<std::string, std::string>>& prelude_headers(const std::string& set);
 
 }  // namespace hk

@@ -23,7 +23,7 @@ class Compiler {
   virtual CompileOutput compile(const CompileRequest& request) = 0;
 };
 
-// The compiler of backend ("cuda", "hip" or "host") for target arch ("sm_90", "gfx90a"; for the
+// The compiler of backend (a row of platform/backend_table.h) for target arch ("sm_90", "gfx90a"; for the
 // host, the profile in host gives the target). hiprtc_root: which hipRTC (hiprtc_root.h), "system"
 // for the system's own. Throws BackendUnavailable when its library or program is missing or the
 // backend is not built in.

@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "platform/backend_table.h"
+
 namespace hk {
 
 struct Target {
   std::string arch;       // "sm_90", "gfx942"
-  std::string vendor;     // "nvidia", "amd"
+  BackendId backend;      // whose GPU it is (platform/backend_table.h)
   std::string example;    // a device of the family, in words
   int warp_size = 32;
   int64_t shared_per_block = 0;        // without opting in

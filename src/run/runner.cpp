@@ -96,7 +96,9 @@ std::vector<std::string> only_device_env(int device, int* device_in_child) {
   std::vector<std::string> env;
   *device_in_child = device;
   bool all_mapped = true;
-  for (const char* var : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
+  for (const BackendRow& row : backend_table()) {
+    if (!*row.visible_devices) continue;
+    const char* var = row.visible_devices;
     std::vector<std::string> visible;
     if (const char* v = std::getenv(var); v && *v) {
       std::string item;
@@ -115,7 +117,7 @@ std::vector<std::string> only_device_env(int device, int* device_in_child) {
 WorkerLaunch Runner::launch(int device) const {
   std::vector<std::string> argv = opt_.wrapper;  // argv[0] is then the wrapper's path
   int child_device = device;
-  std::vector<std::string> env = opt_.backend == "host" ? std::vector<std::string>{} : only_device_env(device, &child_device);
+  std::vector<std::string> env = on_cpu(opt_.backend) ? std::vector<std::string>{} : only_device_env(device, &child_device);
   if (!opt_.wrapper.empty()) env.push_back(std::string(kUnderToolVariable) + "=1");
   argv.insert(argv.end(), {opt_.exe, "--worker", "--backend", opt_.backend, "--device", std::to_string(child_device),
                            "--protocol-fd", std::to_string(kWorkerProtocolFd)});
@@ -220,7 +222,8 @@ CaseResult Runner::check_alone(CaseResult in_worker, const std::vector<std::stri
 // the cores the workers leave (compile_ahead.h). NVRTC only: the host compiler and the HIP
 // runtime's hipRTC are not shown to compile outside a worker as inside one.
 std::unique_ptr<CompileAhead> Runner::compile_ahead(const std::vector<CaseTask>& tasks, const std::vector<std::vector<size_t>>& units) const {
-  if (opt_.compile_ahead <= 0 || opt_.cache_dir.empty() || !device_ || device_->backend != "cuda" || opt_.isolation != Isolation::worker)
+  const BackendRow* row = device_ ? find_backend(device_->backend) : nullptr;
+  if (opt_.compile_ahead <= 0 || opt_.cache_dir.empty() || !row || !row->compiles_ahead || opt_.isolation != Isolation::worker)
     return nullptr;
   std::vector<std::pair<const KernelSpec*, const CaseSpec*>> cases;
   for (const auto& unit : units)

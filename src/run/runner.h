@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "platform/backend.h"
+#include "platform/backend_table.h"
 #include "run/compile_ahead.h"
 #include "model/manifest.h"
 #include "contracts/result.h"
@@ -101,7 +102,7 @@ class Runner {
                          const CaseJob& job, const CaseTimeouts& timeout, int device);
   RunOptions opt_;
   std::string arch_;  // the probed device's, for arch-specific expectations
-  bool on_host() const { return opt_.backend == "host"; }  // for expectations of the host backend
+  bool on_host() const { return on_cpu(opt_.backend); }  // for expectations of the host backend
   std::optional<DeviceInfo> device_;  // the first device probed: compiles made ahead are for it
   std::optional<CompileAhead::Tally> compiled_ahead_;
   std::unique_ptr<PrestartedWorkers> prestarted_;  // start_workers'; declared last, so closed first

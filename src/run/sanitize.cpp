@@ -15,6 +15,7 @@
 #include "util/file_util.h"
 #include "process/interrupt.h"
 #include "run/repro.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -153,7 +154,8 @@ SanitizerRun sanitize_results(const SanitizePlan& plan, const RunOptions& opt, c
                       const std::function<void(const CaseResult&)>& journal) {
   const auto tool = find_compute_sanitizer();
   std::string skipped;
-  if (backend != "cuda") skipped = "compute-sanitizer needs the CUDA backend; this run used " + backend;
+  const BackendRow* row = find_backend(backend);
+  if (!row || !row->sanitizer) skipped = "compute-sanitizer needs the CUDA backend; this run used " + backend;
   else if (!tool) skipped = "compute-sanitizer was found neither on PATH nor in /usr/local/cuda/bin";
   if (!skipped.empty()) {
     fmt::print(stderr, "hkcheck: --sanitize: {}\n", skipped);

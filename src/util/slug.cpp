@@ -23,6 +23,7 @@ bool starts_with_then_digits(std::string_view w, std::string_view head, bool nee
 
 // Vendor and brand words, memory sizes and types, and form factors say nothing about the chip.
 bool is_noise(std::string_view w) {
+  // Words of a device's name, not a backend name.
   static constexpr std::array<std::string_view, 10> words = {"nvidia", "amd",  "instinct", "geforce", "radeon",
                                                              "tesla",  "graphics", "pcie", "nvl",     "oam"};
   for (std::string_view n : words)

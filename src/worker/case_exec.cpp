@@ -49,6 +49,7 @@
 #include "refs/reference_inputs.h"
 #include "refs/runtime_references.h"
 #include "worker/repro_output.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -90,7 +91,7 @@ CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, 
 // backend the "device" tensors live in the same memory. A case they cannot fit is TOO_LARGE, not
 // a worker killed for memory halfway through.
 bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t device_bytes, CaseResult& r) {
-  double needed = dev.backend == "host" ? static_cast<double>(device_bytes) : 0.0;
+  double needed = on_cpu(dev.backend) ? static_cast<double>(device_bytes) : 0.0;
   for (const TensorPlan& t : plan.tensors) needed += static_cast<double>(t.numel) * sizeof(double) + static_cast<double>(t.bytes());
   const double memory = static_cast<double>(dev.host_memory > 0 ? static_cast<uint64_t>(dev.host_memory) : physical_memory());
   if (memory <= 0 || needed <= memory) return false;
@@ -100,7 +101,7 @@ bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t dev
   r.limit = LimitExceeded{"host memory for the worker's copies of the tensors (bytes)", as_int(needed), as_int(memory)};
   r.message = fmt::format("the worker's copies of the tensors (in double and packed{}) need {:.0f} bytes; this machine has {:.0f} "
                           "(over by {:.0f})",
-                          dev.backend == "host" ? ", with the host backend's device tensors" : "", needed, memory, needed - memory);
+                          on_cpu(dev.backend) ? ", with the host backend's device tensors" : "", needed, memory, needed - memory);
   return true;
 }
 
@@ -176,10 +177,10 @@ bool judge_variants(const CasePlan& plan, const std::vector<std::vector<uint8_t>
 // the host backend, whose kernels are not GPU code.
 nlohmann::json run_resources(const std::string& backend, const CompileOutput& compiled, const std::string& symbol,
                              const KernelAttributes& attrs) {
-  if (backend != "cuda" && backend != "hip") return nullptr;
+  const BackendRow* row = find_backend(backend);
+  if (!row || row->resources == ResourceFormat::none) return nullptr;
   std::string why;
-  KernelResources res = (backend == "cuda" ? cubin_resources(compiled.binary, symbol, &why) : amdgpu_resources(compiled.binary, symbol, &why))
-                            .value_or(KernelResources{});
+  KernelResources res = code_resources(row->resources, compiled.binary, symbol, &why).value_or(KernelResources{});
   res.registers = attrs.registers;
   res.static_shared_bytes = attrs.static_shared_bytes;
   res.max_threads_per_block = attrs.max_threads_per_block;
@@ -312,7 +313,7 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
   r.cpu.inputs_ms = inputs_clock.cpu_ms();
 
   // Compile (or fetch from the cache) and load.
-  if (!job.gpu_only.empty() && be.device().backend == "host") {
+  if (!job.gpu_only.empty() && on_cpu(be.device().backend)) {
     r.status = Status::SKIP;
     r.reason = "GPU_ONLY";
     r.message = "the manifest marks this kernel GPU-only: " + job.gpu_only;

@@ -22,6 +22,7 @@
 #include "process/orphans.h"
 #include "process/process_tree.h"
 #include "process/protocol_channel.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 
@@ -34,11 +35,10 @@ constexpr int kYieldingNiceness = 10;
 EntryResources read_resources(const std::string& backend, const CompileOutput& c, const std::string& symbol) {
   std::string why;
   EntryResources out;
-  out.figures = backend == "cuda" ? cubin_resources(c.binary, symbol, &why)
-                : backend == "hip" ? amdgpu_resources(c.binary, symbol, &why)
-                                   : std::nullopt;
+  const BackendRow* row = find_backend(backend);
+  out.figures = code_resources(row ? row->resources : ResourceFormat::none, c.binary, symbol, &why);
   if (!out.figures) out.error = why.empty() ? "no resources for this backend" : why;
-  else if (backend == "cuda") add_ptxas_figures(c.log, symbol, *out.figures);
+  else if (row->resources == ResourceFormat::cubin) add_ptxas_figures(c.log, symbol, *out.figures);
   return out;
 }
 
@@ -96,7 +96,8 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
   }
   std::unique_ptr<Compiler> compiler;
   WorkerHello hello;
-  if (opt.backend == "hip") prepare_comgr_cache_for_compile_user();
+  const BackendRow* row = find_backend(opt.backend);
+  if (row && row->id == BackendId::hip) prepare_comgr_cache_for_compile_user();
   try {
     compiler = open_compiler(opt.backend, opt.arch, opt.host, opt.hiprtc_root);
     hello.ok = true;
@@ -121,7 +122,7 @@ int run_compile_worker(const CompileWorkerOptions& opt) {
       }
       const auto t0 = std::chrono::steady_clock::now();
       CompileRequest q{read_file(job.source, "kernel source"), job.source, job.options, job.entries};
-      if (opt.backend == "cuda") q.options.push_back("--ptxas-options=-v");  // spills and shared memory per kernel
+      if (row && *row->resource_log_option) q.options.push_back(row->resource_log_option);  // spills and shared memory per kernel
       CompileOutput c = cache.get(compiler_name, opt.backend, [&](const CompileRequest& r) { return compiler->compile(r); }, q, &res.cached);
       // Every entry's figures: the parent answers every kernel of the file from this one compile.
       if (c.ok)

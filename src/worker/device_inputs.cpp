@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "refs/generator.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -38,7 +39,8 @@ CompileRequest input_generator_request(const std::string& backend) {
   q.source = "#include \"hkcheck.h\"\n#include \"hk_input_generator.h\"\n";
   q.source_name = "hkcheck_input_generator.cu";
   // No multiply-add fused into one rounding: the host's arithmetic, operation by operation.
-  q.options = {backend == "cuda" ? "--fmad=false" : "-ffp-contract=off"};  // hipRTC and the host's compiler alike
+  const BackendRow* row = find_backend(backend);
+  q.options = {row ? row->exact_float_option : "-ffp-contract=off"};
   q.entries = {kEntry, kFillEntry};
   return q;
 }
@@ -58,7 +60,8 @@ bool DeviceInputs::ready() {
   if (tried_) return kernel_ != nullptr;
   tried_ = true;
   const std::string backend = be_.device().backend;
-  if (backend != "cuda" && backend != "hip" && !(backend == "host" && on_host_)) return false;  // the host backend's device is the CPU already
+  const BackendRow* row = find_backend(backend);
+  if (!row || (row->cpu && !on_host_)) return false;  // the host backend's device is the CPU already
   if (!device_inputs_allowed()) return false;
   bool cached = false;
   std::string key;

@@ -22,6 +22,7 @@
 #include "process/process_tree.h"
 #include "process/protocol_channel.h"
 #include "worker/worker_heap.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -70,7 +71,7 @@ int run_worker(const WorkerOptions& opt) {
   // A host kernel is native code: it runs in a process of its own, apart from the verdict.
   std::string apart;
   try {
-    if (be->device().backend == "host") apart = isolate_host_kernels(be);
+    if (on_cpu(be->device().backend)) apart = isolate_host_kernels(be);
   } catch (const std::exception& e) {
     hello.error = e.what();
     chan.send(hello);
@@ -80,7 +81,7 @@ int run_worker(const WorkerOptions& opt) {
   watch_parent(parent, opt.resume_stopped_parent);
   DeviceInfo dev = be->device();
   // "auto" fell back to the CPU: say why no GPU was used, for the run's metadata.
-  if (opt.backend == "auto" && dev.backend == "host" && !hello.error.empty()) dev.note = "no GPU backend could be used: " + hello.error;
+  if (!find_backend(opt.backend) && on_cpu(dev.backend) && !hello.error.empty()) dev.note = "no GPU backend could be used: " + hello.error;
   if (!apart.empty()) dev.note += (dev.note.empty() ? "" : "; ") + apart;
   hello.ok = true;
   hello.error.clear();

@@ -21,6 +21,7 @@
 #include "refs/reference_cache.h"
 #include "run/run_environment.h"
 #include "model/status.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -122,9 +123,16 @@ void add_device(CLI::App& app, Settings& s) {
   app.add_option("--jobs", s.jobs, "Workers per GPU running cases at once (0: cores / (2 x GPUs), at least 2, at most 8)")
       ->capture_default_str()
       ->check(CLI::Range(0, 64));
-  app.add_option("--backend", s.backend, "auto, cuda, hip or host (auto: the first GPU backend that finds a device, else host: the CPU)")
+  std::vector<std::string> backends = {"auto"}, source_vendors;
+  for (const BackendRow& r : backend_table()) {
+    backends.push_back(r.name);
+    if (*r.source_vendor) source_vendors.push_back(r.source_vendor);
+  }
+  app.add_option("--backend", s.backend,
+                 fmt::format("auto or one of {} (auto: the first GPU backend that finds a device, else {}: the CPU)", backend_name_list(),
+                             host_backend().name))
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cuda", "hip", "host"}));
+      ->check(CLI::IsMember(backends));
   std::vector<std::string> profiles;
   for (const auto& p : host_profiles()) profiles.push_back(p.name);
   app.add_option("--host-profile", s.host.profile,
@@ -134,7 +142,7 @@ void add_device(CLI::App& app, Settings& s) {
   app.add_option("--source", s.source_vendor,
                  "For kernels with a file per vendor (\"source\": {\"cuda\": ..., \"hip\": ...}): which to run. Default: the "
                  "device's vendor (hip for AMD GPUs and the AMD host profiles mi325x and mi355x, cuda otherwise)")
-      ->check(CLI::IsMember({"cuda", "hip"}));
+      ->check(CLI::IsMember(source_vendors));
   app.add_option("--host-threads", s.host.threads, "OS threads the host backend runs blocks on (0: one per core)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -270,13 +278,13 @@ std::optional<std::string> cross_check(const Settings& s) {
   if (s.mode != ModeName::compile_only && s.mode != ModeName::compile_worker && !s.hiprtc_root.empty())
     return "--hiprtc-root is only for --compile-only (a --backend hip run compiles with the HIP runtime's own hipRTC)";
   for (const std::string& a : s.archs)
-    if (backend_for_arch(a).empty()) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
+    if (!backend_for_arch(a)) return fmt::format("--arch {}: not a target hkcheck compiles for (sm_XX for NVIDIA, gfxXXX for AMD)", a);
   if (s.select.all && !s.select.patterns.empty()) return "give --all or kernel names, not both";
   if (s.mode != ModeName::mutate && (s.was_given("--budget") || s.was_given("--max-mutants") || s.was_given("--parallel") ||
                                      s.was_given("--save-mutants") || s.was_given("--mutants")))
     return "--budget, --max-mutants, --parallel, --save-mutants and --mutants are for `hkcheck mutate`";
   if (s.was_given("--save-mutants") && s.was_given("--mutants")) return "give --save-mutants or --mutants, not both";
-  if (s.host.races && (s.backend == "cuda" || s.backend == "hip"))
+  if (s.host.races && find_backend(s.backend) && !on_cpu(s.backend))
     return fmt::format("--races runs on the host backend only (--backend host); on a GPU, --sanitize=racecheck checks shared memory "
                        "(--backend {} was given)",
                        s.backend);
@@ -440,7 +448,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
       s.host.cache_dir.clear();
     }
   }
-  if (s.host.races && s.backend == "auto") s.backend = "host";  // the only backend that has the detector
+  if (s.host.races && !find_backend(s.backend)) s.backend = host_backend().name;  // auto: the only backend that has the detector
   return std::nullopt;
 }
 

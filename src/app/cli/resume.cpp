@@ -7,6 +7,7 @@
 #include "app/cli/run_spec_settings.h"
 #include "contracts/run_spec_options.h"
 #include "select/seed_sweep.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -63,8 +64,7 @@ std::string refused_record(const RunSpec& recorded, bool test_worker) {
   RunSpec settings = recorded;
   settings.selection = SelectionSpec{};  // the cases are the journal's own list, not selected again
   const std::vector<std::string> options = spec_options(settings);
-  const bool known = recorded.backend == "cuda" || recorded.backend == "hip" || recorded.backend == "host" || recorded.backend == "auto" ||
-                     recorded.backend == "none";
+  const bool known = find_backend(recorded.backend) || recorded.backend == "auto" || recorded.backend == "none";
   if (!known && !test_worker) return fmt::format("--backend {}: not a backend", recorded.backend.substr(0, 64));
   return refused_by_command_line(options).value_or("");
 }

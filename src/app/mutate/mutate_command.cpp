@@ -23,6 +23,7 @@
 #include "app/run_command.h"
 #include "run/run_environment.h"
 #include "run/runner.h"
+#include "platform/backend_table.h"
 
 namespace hk {
 namespace {
@@ -43,7 +44,7 @@ std::vector<const CaseSpec*> cases_to_run(const KernelSpec& k, const std::string
 // Why k gets no score on this device before anything runs ("" when it may get one).
 std::string why_not_scored(const KernelSpec& k, const CompileTarget& target, const std::string& backend) {
   if (!serves_vendor(k, target.vendor)) return not_for_vendor_message(k, target);
-  if (backend == "host" && !k.gpu_only.empty()) return "runs on a GPU only (\"gpu_only\": " + k.gpu_only + ")";
+  if (on_cpu(backend) && !k.gpu_only.empty()) return "runs on a GPU only (\"gpu_only\": " + k.gpu_only + ")";
   return "";
 }
 
@@ -269,7 +270,7 @@ int mutate_command(Settings& s) {
   const std::string vendor = s.source_vendor.empty() ? vendor_of_arch(dev->arch) : s.source_vendor;
   const CompileTarget target = run_target(dev->backend, dev->arch, vendor);
   use_compile_target(sel->loaded.kernels, target);
-  if (s.tier == "auto") s.tier = dev->backend == "host" ? "small" : "all";
+  if (s.tier == "auto") s.tier = on_cpu(dev->backend) ? "small" : "all";
   // The whole project's report lives in results/mutation; a run of some kernels gets a folder of
   // its own below it, so it never replaces that report.
   if (s.report.out_dir.empty()) s.report.out_dir = default_mutation_folder(s.select.patterns);
@@ -283,7 +284,7 @@ int mutate_command(Settings& s) {
   const RunInfo info = run_info(s.argv, sel->loaded.errors);
   MutationReport report;
   report.hkcheck_version = info.hkcheck_version, report.git_commit = info.git_commit, report.started_at = info.started_at;
-  report.command = s.argv, report.device = dev, report.host_profile = dev->backend == "host" ? s.host.profile : "";
+  report.command = s.argv, report.device = dev, report.host_profile = on_cpu(dev->backend) ? s.host.profile : "";
   report.seed = s.seed, report.budget_s = s.mutate.budget_s, report.max_mutants = s.mutate.max_mutants, report.parallel = parallel;
   const Clock::time_point t0 = Clock::now();
   std::optional<MutantsFile> from;
