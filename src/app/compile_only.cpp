@@ -286,16 +286,17 @@ class CompilerProcess {
     try {
       std::vector<std::string> argv = hiprtc ? hiprtc_loader_prefix(opt_.hiprtc_root) : std::vector<std::string>{};
       const std::string under = argv.empty() ? "" : " under " + argv.front();
-      argv.insert(argv.end(), {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", "3", "--host-profile",
+      argv.insert(argv.end(), {opt_.exe, "--compile-worker", "--backend", backend, "--arch", arch_, "--protocol-fd", std::to_string(kWorkerProtocolFd), "--host-profile",
                                opt_.host.profile});
       if (hiprtc) argv.insert(argv.end(), {"--hiprtc-root", opt_.hiprtc_root});
       if (opt_.cache_dir.empty()) argv.push_back("--no-cache");
       else argv.insert(argv.end(), {"--cache-dir", opt_.cache_dir});
       if (!opt_.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt_.project_root});
       const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
-      proc_ = std::make_unique<Subprocess>(argv, 3, hiprtc ? env : std::vector<std::string>{});
+      proc_ = std::make_unique<Subprocess>(argv, kWorkerProtocolFd, hiprtc ? env : std::vector<std::string>{});
       std::string line;
-      if (proc_->read_line(line, Clock::now() + std::chrono::seconds(120)) != Subprocess::Read::line) {
+      if (proc_->read_line(line, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds))) !=
+          Subprocess::Read::line) {
         const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);
         throw std::runtime_error("the compile worker did not start" + under + " (" + why + ")" + (tail.empty() ? "" : ": " + tail));
       }

@@ -25,6 +25,12 @@
 
 namespace hk {
 
+// The descriptor a worker (a case worker or a compile worker) speaks its protocol on: its stdout
+// stays free for a kernel's printf.
+constexpr int kWorkerProtocolFd = 3;
+// How long a parent waits for a worker's hello (a GPU context, a compiler's library to open).
+constexpr double kWorkerHelloSeconds = 120;
+
 // Bumped whenever a message of either worker changes shape or meaning.
 constexpr int kWorkerProtocolVersion = 4;  // 3: a case worker says which part of the case it runs; 4: "compile", "timing"
 

@@ -34,12 +34,13 @@ bool read_answer(Subprocess& proc, std::string& line, Clock::time_point deadline
 }
 
 std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt, const DeviceInfo& device, const std::atomic<bool>& stopping) {
-  std::vector<std::string> argv = {opt.exe, "--compile-worker", "--backend", device.backend, "--arch", device.arch, "--protocol-fd", "3",
+  std::vector<std::string> argv = {opt.exe, "--compile-worker", "--backend", device.backend, "--arch", device.arch, "--protocol-fd", std::to_string(kWorkerProtocolFd),
                                    "--cache-dir", opt.cache_dir, "--yield-cpu"};
   if (!opt.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt.project_root});
-  auto proc = std::make_unique<Subprocess>(argv, 3);
+  auto proc = std::make_unique<Subprocess>(argv, kWorkerProtocolFd);
   std::string line;
-  if (!read_answer(*proc, line, Clock::now() + std::chrono::seconds(60), stopping)) return nullptr;
+  const auto hello_by = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds));
+  if (!read_answer(*proc, line, hello_by, stopping)) return nullptr;
   try {
     const WorkerHello hello = nlohmann::json::parse(line).get<WorkerHello>();
     if (!hello.ok || !hello_mismatch(hello, opt.exe).empty() || hello.compiler != device.runtime_version) return nullptr;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "contracts/worker_protocol.h"
 #include "platform/backend.h"
 #include "platform/backend_table.h"
 #include "run/compile_ahead.h"
@@ -35,7 +36,7 @@ struct RunOptions {
   std::string backend = "auto";  // becomes the probed backend's name after probe()
   int device = 0;                // the device probe() opens; devices[0] when devices is given
   double timeout_s = 30;         // per case, for its kernel's launches from the first, and each later part (CaseTimeouts)
-  double start_timeout_s = 120;  // for a worker to create its context and say hello
+  double start_timeout_s = kWorkerHelloSeconds;  // for a worker to create its context and say hello
   uint64_t seed = 0;
   std::string cache_dir;
   std::vector<std::string> worker_args;  // passed on to every worker (e.g. the host profile)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "contracts/worker_protocol.h"
 #include "platform/backend.h"
 #include "contracts/case_job.h"
 #include "contracts/result.h"
@@ -30,7 +31,7 @@ struct CaseTimeouts {
 
 struct WorkerLaunch {
   std::vector<std::string> argv;  // the worker's command line (a wrapper such as compute-sanitizer first)
-  double start_timeout_s = 120;   // for the worker to open its device and say hello
+  double start_timeout_s = kWorkerHelloSeconds;   // for the worker to open its device and say hello
   std::vector<std::string> env;   // "NAME=value" for the worker's environment (which GPU it sees)
   uint64_t memory_limit = 0;      // bytes the worker's processes may hold while a case runs; 0: none
 };

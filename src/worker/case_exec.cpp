@@ -24,6 +24,7 @@
 #include "contracts/case_job.h"
 #include "contracts/code_object_resources.h"
 #include "compile/compile_attribution.h"
+#include "worker/case_limits.h"
 #include "worker/device_inputs.h"
 #include "worker/empty_case.h"
 #include "worker/kernel_timing.h"
@@ -76,57 +77,6 @@ class Buffers {
   std::vector<uint64_t> ptrs_;
   bool dead_ = false;
 };
-
-CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, int64_t limit) {
-  r.status = Status::SKIP;
-  r.reason = "HW_LIMIT";
-  r.limit = LimitExceeded{what, requested, limit};
-  r.message = fmt::format("{}: requested {}, device limit {}, over by {}", what, requested, limit, requested - limit);
-  return r;
-}
-
-// Limits that can be judged before compiling: block shape, grid shape, dynamic shared memory.
-// The worker's own copies of a case's tensors: each in double (inputs as generated, outputs as
-// the reference writes them) and packed once more in its dtype for the transfer. On the host
-// backend the "device" tensors live in the same memory. A case they cannot fit is TOO_LARGE, not
-// a worker killed for memory halfway through.
-bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t device_bytes, CaseResult& r) {
-  double needed = on_cpu(dev.backend) ? static_cast<double>(device_bytes) : 0.0;
-  for (const TensorPlan& t : plan.tensors) needed += static_cast<double>(t.numel) * sizeof(double) + static_cast<double>(t.bytes());
-  const double memory = static_cast<double>(dev.host_memory > 0 ? static_cast<uint64_t>(dev.host_memory) : physical_memory());
-  if (memory <= 0 || needed <= memory) return false;
-  const auto as_int = [](double v) { return v >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(v); };
-  r.status = Status::SKIP;
-  r.reason = "TOO_LARGE";
-  r.limit = LimitExceeded{"host memory for the worker's copies of the tensors (bytes)", as_int(needed), as_int(memory)};
-  r.message = fmt::format("the worker's copies of the tensors (in double and packed{}) need {:.0f} bytes; this machine has {:.0f} "
-                          "(over by {:.0f})",
-                          on_cpu(dev.backend) ? ", with the host backend's device tensors" : "", needed, memory, needed - memory);
-  return true;
-}
-
-bool over_device_limits(const CasePlan& p, const DeviceInfo& d, CaseResult& r) {
-  if (p.block_threads() > d.max_threads_per_block) {
-    r = skip_limit(r, "threads per block", p.block_threads(), d.max_threads_per_block);
-    return true;
-  }
-  static const char* kAxis[] = {"x", "y", "z"};
-  for (int i = 0; i < 3; ++i) {
-    if (p.block[i] > d.max_block[i]) {
-      r = skip_limit(r, fmt::format("block dimension {}", kAxis[i]), p.block[i], d.max_block[i]);
-      return true;
-    }
-    if (p.grid[i] > d.max_grid[i]) {
-      r = skip_limit(r, fmt::format("grid dimension {}", kAxis[i]), p.grid[i], d.max_grid[i]);
-      return true;
-    }
-  }
-  if (p.shared_bytes > d.shared_per_block_optin) {
-    r = skip_limit(r, "dynamic shared memory per block (bytes)", p.shared_bytes, d.shared_per_block_optin);
-    return true;
-  }
-  return false;
-}
 
 // Launches whose output differed from the first, each judged against the reference on its own.
 // FLAKY (returns true) unless every launch is within tolerance, or when the tensor is declared
@@ -238,6 +188,348 @@ std::optional<GuardViolation> outside_read_of(Backend& be, const CaseJob& job, L
   return find_outside_read(plan, guards, relaunch);
 }
 
+// One case as it passes through the stages of execute_case: what each stage found, for the
+// stages after it. A stage returns false when it has decided the case (r says how).
+struct CaseRun {
+  Backend& be;
+  const CaseJob& job;
+  CompileCache& cache;
+  ReferenceCache* references;
+  DeviceInputs* device_inputs;
+  const CasePlan& plan;
+  CaseResult r;
+  const ref::Function* reference = nullptr;
+  int64_t device_bytes = 0;  // every tensor with its guards
+  // Inputs: every tensor's bytes before a launch (those made on the device only where read), and
+  // the reference's context, in double only once read.
+  ref::Context ctx;
+  std::vector<std::vector<uint8_t>> initial;
+  std::vector<bool> on_device;
+  std::string outputs_key;  // of the reference's outputs in the cache; "" when not cached
+  // The kernel.
+  std::string source, key;
+  CompileOutput compiled;
+  Backend::Kernel fn = nullptr;
+  // Its buffers and arguments.
+  std::vector<BufferGuards> guards;
+  std::vector<uint64_t> ptrs;
+  std::vector<AlignedArgument> arguments;
+  std::vector<void*> argv;
+  // The launches and what they left.
+  std::map<std::string, const double*> armed;  // where each output's guard was laid
+  double reference_read_ms = 0, reference_read_cpu_ms = 0;
+  std::vector<bool> host_reads;
+  std::vector<std::vector<uint8_t>> got;
+  std::vector<std::vector<LaunchVariant>> variants;
+  std::optional<RaceReport> race;      // --races: the launch ran to its end, then said what raced
+  std::optional<std::string> finding;  // the launch ran to its end, then said what it left undefined
+  bool outputs_pass = true;
+};
+
+bool decided(CaseResult& r, Status status, const std::string& message) {
+  r.status = status;
+  r.message = message;
+  return false;
+}
+
+// The reference loads, and the case fits the device's limits and memory and the worker's memory.
+bool fits(CaseRun& c) {
+  CaseResult& r = c.r;
+  if (!c.job.reference_error.empty()) return decided(r, r.status, c.job.reference_error);
+  try {
+    c.reference = load_reference(c.job.reference_library, c.job.reference);
+  } catch (const std::exception& e) {
+    return decided(r, r.status, e.what());
+  }
+  r.launch = {{"grid", c.plan.grid}, {"block", c.plan.block}, {"shared_bytes", c.plan.shared_bytes}};
+  const DeviceInfo& dev = c.be.device();
+  if (over_device_limits(c.plan, dev, r)) return false;
+  // Tensors (and their guards) that cannot fit in the device's memory are not attempted.
+  for (const TensorPlan& t : c.plan.tensors) c.device_bytes += static_cast<int64_t>(allocation_bytes(t.bytes(), t.offset_bytes));
+  if (c.device_bytes > dev.total_memory) {
+    r.reason = "TOO_LARGE";
+    r.limit = LimitExceeded{"device memory for all tensors and their guards (bytes)", c.device_bytes, dev.total_memory};
+    return decided(r, Status::SKIP,
+                   fmt::format("the tensors need {} bytes with their guards; the device has {} (over by {})", c.device_bytes,
+                               dev.total_memory, c.device_bytes - dev.total_memory));
+  }
+  return !over_worker_memory(c.plan, dev, c.device_bytes, r);
+}
+
+// Inputs in their device bytes, exactly what the kernel will see; element-wise ones are made on
+// the GPU where it can (device_inputs.h), the rest here.
+bool inputs_made(CaseRun& c) {
+  const PhaseClock inputs_clock;
+  c.ctx = context_without_inputs(c.job);
+  c.on_device = c.device_inputs ? c.device_inputs->tensors_made_here(c.plan) : std::vector<bool>(c.plan.tensors.size(), false);
+  // The key of the reference's outputs in the cache, which its derived inputs' runs share.
+  const std::string library_id = c.references && c.job.reference_cache ? reference_library_identity(c.job.reference_library) : "";
+  c.outputs_key = library_id.empty() ? "" : reference_cache_key(c.job, library_id);
+  try {
+    c.initial = packed_inputs(c.job, &c.on_device, DerivedRunCache{c.references, c.outputs_key, &c.r.notes});
+  } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
+    return decided(c.r, c.r.status, fmt::format("{}: {}", c.job.manifest, e.what()));
+  }
+  c.r.timings.inputs_ms = inputs_clock.wall_ms();
+  c.r.cpu.inputs_ms = inputs_clock.cpu_ms();
+  return true;
+}
+
+// The kernel compiled (or fetched from the cache), its entry among what it defines.
+bool compiled(CaseRun& c) {
+  CaseResult& r = c.r;
+  if (!c.job.gpu_only.empty() && on_cpu(c.be.device().backend)) {
+    r.reason = "GPU_ONLY";
+    return decided(r, Status::SKIP, "the manifest marks this kernel GPU-only: " + c.job.gpu_only);
+  }
+  try {
+    c.source = read_file(c.job.source, "kernel source");
+  } catch (const std::exception& e) {
+    return decided(r, Status::ERROR, e.what());
+  }
+  enter_case_phase(kPhaseCompile);
+  const auto t_compile = Clock::now();
+  bool cached = false;
+  c.compiled = c.cache.get(c.be, case_compile(c.job, c.source), &cached, &c.key);
+  for (const std::string& repair : take_cache_repairs()) r.notes.push_back(repair);  // a damaged entry, prelude or header made again
+  r.timings.compile_ms = ms_since(t_compile);
+  r.timings.compile_cached = cached;
+  if (!c.compiled.ok) {
+    r.compile_log = bounded_text(c.compiled.log, kMaxCaseCompileLog, "the compiler's log");
+    return decided(r, Status::COMPILE_ERROR,
+                   compile_error_summary(c.compiled.log, c.source, c.job.source, c.job.entry, c.job.file_entries));
+  }
+  if (const auto bad = c.compiled.entry_errors.find(c.job.entry); bad != c.compiled.entry_errors.end())
+    return decided(r, Status::COMPILE_ERROR, bad->second);
+  if (!c.compiled.log.empty()) r.notes.push_back("compiler log: " + bounded_text(c.compiled.log, kMaxCaseCompileLog, "the compiler's log"));
+  return true;
+}
+
+// The kernel loaded, its parameters fit the manifest's arguments, and its block and shared
+// memory fit the device once registers are counted.
+bool loaded(CaseRun& c) {
+  CaseResult& r = c.r;
+  const CasePlan& plan = c.plan;
+  const DeviceInfo& dev = c.be.device();
+  const auto symbol = c.compiled.symbols.find(c.job.entry);
+  const std::string& name = symbol == c.compiled.symbols.end() ? c.job.entry : symbol->second;
+  c.fn = c.cache.load(c.be, c.key, c.compiled.binary, name);
+  if (const auto params = c.be.parameters(c.fn, plan.args.size()))
+    if (const std::string bad = argument_mismatch(plan, *params); !bad.empty())
+      return decided(r, Status::ERROR, fmt::format("{}: the manifest's arguments do not fit '{}': {}", c.job.manifest, c.job.entry, bad));
+  const KernelAttributes attrs = c.be.attributes(c.fn);
+  r.resources = run_resources(dev.backend, c.compiled, name, attrs);
+  if (plan.block_threads() > attrs.max_threads_per_block) {
+    r = skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers), plan.block_threads(),
+                   attrs.max_threads_per_block);
+    return false;
+  }
+  const int64_t shared = attrs.static_shared_bytes + plan.shared_bytes;
+  if (shared > dev.shared_per_block_optin) {
+    r = skip_limit(r, fmt::format("shared memory per block, static {} + dynamic {} (bytes)", attrs.static_shared_bytes, plan.shared_bytes),
+                   shared, dev.shared_per_block_optin);
+    return false;
+  }
+  if (shared > dev.shared_per_block) {
+    c.be.allow_dynamic_shared(c.fn, plan.shared_bytes);
+    r.notes.push_back(fmt::format("opted in to {} bytes of dynamic shared memory (default limit {})", plan.shared_bytes, dev.shared_per_block));
+  }
+  return true;
+}
+
+// Every buffer sits between two guard regions; each argument's bytes as the kernel's type lays
+// them out (arg_layout.h), aligned for it.
+bool buffers_laid(CaseRun& c, Buffers& buffers) {
+  for (size_t i = 0; i < c.plan.tensors.size(); ++i) {
+    const TensorPlan& t = c.plan.tensors[i];
+    const size_t offset = static_cast<size_t>(t.offset_bytes);
+    uint64_t base = 0;
+    try {
+      base = buffers.alloc(allocation_bytes(t.bytes(), offset));
+    } catch (const BackendError& e) {
+      if (e.sticky) throw;
+      c.r.reason = "TOO_LARGE";
+      return decided(c.r, Status::SKIP,
+                     fmt::format("the device could not allocate {} bytes for tensor '{}': {}", allocation_bytes(t.bytes(), offset), t.name, e.what()));
+    }
+    c.ptrs.push_back(base + data_offset(offset));  // offset_bytes past an aligned address
+    const AllocationSlack slack = c.be.slack(base);
+    c.guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset, t.dtype));
+  }
+  for (const ArgPlan& a : c.plan.args) c.arguments.emplace_back(argument_bytes(a, c.ptrs));
+  for (AlignedArgument& a : c.arguments) c.argv.push_back(a.data());
+  c.argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
+  return true;
+}
+
+// What one launch left in tensor i: its guards' state, and for an output its bytes (launch 1) or
+// how it differs from launch 1's.
+void take_launch_output(CaseRun& c, size_t i, int launch) {
+  const TensorPlan& t = c.plan.tensors[i];
+  TensorAfterLaunch left = take_tensor(c.be, t, c.ptrs[i], c.guards[i]);
+  // A guard touched in several launches is reported once, as the first launch saw it.
+  for (const auto& v : {check_guard(t.name, "before", left.before, c.guards[i].before), check_guard(t.name, "after", left.after, c.guards[i].after)}) {
+    if (v && std::none_of(c.r.guards.begin(), c.r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
+      c.r.guards.push_back(*v);
+  }
+  if (t.role == Role::in) return;
+  std::vector<uint8_t> out = std::move(left.bytes);
+  if (launch == 1) {
+    c.got[i] = std::move(out);
+  } else if (const int64_t n = differing_elements(c.got[i], out, dtype_size(t.dtype)); n > 0) {
+    c.r.repeat_diffs.push_back(RepeatDiff{t.name, launch, n});
+    if (c.variants[i].size() < kMaxLaunchVariants) c.variants[i].push_back(LaunchVariant{launch, std::move(out)});
+  }
+}
+
+// The checked launches: inputs re-uploaded and outputs re-poisoned before each, so each starts
+// from the same bytes. Outputs computed before for the same library, reference, plan and inputs
+// are read back first: what the host must read of the inputs follows from it.
+void launched(CaseRun& c) {
+  CaseResult& r = c.r;
+  const PhaseClock read_clock;
+  for (const TensorPlan& t : c.plan.tensors)
+    if (t.role == Role::out) c.armed[t.name] = c.ctx.tensors[t.name].data.data();
+  r.timings.reference_cached = !c.outputs_key.empty() && fill_reference_outputs(*c.references, c.outputs_key, c.plan, c.ctx, &r.notes);
+  c.reference_read_ms = read_clock.wall_ms(), c.reference_read_cpu_ms = read_clock.cpu_ms();
+  c.host_reads = inputs_the_host_reads(c.plan, r.timings.reference_cached);
+  const int launches = std::max(c.job.repeat, 1);
+  r.launches = launches;
+  c.got.assign(c.plan.tensors.size(), {});
+  c.variants.assign(c.plan.tensors.size(), {});
+  enter_case_phase(kPhaseKernel);
+  for (int launch = 1; launch <= launches; ++launch) {
+    const PhaseClock put_clock;
+    for (size_t i = 0; i < c.plan.tensors.size(); ++i)
+      put_tensor(c.be, c.job, i, c.ptrs[i], c.guards[i], c.device_inputs, c.on_device, c.initial, launch == 1 && c.host_reads[i]);
+    if (launch == 1) r.timings.inputs_ms += put_clock.wall_ms(), r.cpu.inputs_ms += put_clock.cpu_ms();
+    c.be.poison_shared();  // a slot the kernel reads unwritten holds NaN, never a fresh context's zero
+    const auto t_kernel = Clock::now();
+    try {
+      c.be.launch(c.fn, c.plan.grid, c.plan.block, c.plan.shared_bytes, c.argv.data());
+    } catch (const RacesFound& e) {
+      if (!c.race) c.race = e.report;
+    } catch (const LaunchFinding& e) {
+      if (!c.finding) c.finding = e.what();
+    }
+    c.be.synchronize();
+    if (launch == 1) r.timings.kernel_ms = ms_since(t_kernel);
+    for (size_t i = 0; i < c.plan.tensors.size(); ++i) take_launch_output(c, i, launch);
+  }
+}
+
+// The reference ran (or its outputs were read back), wrote only its outputs, and was stored.
+bool reference_ran(CaseRun& c) {
+  CaseResult& r = c.r;
+  const PhaseClock decode_clock;  // the inputs in double: all for the reference, else those the checks read
+  if (r.timings.reference_cached) decode_inputs(c.plan, c.initial, c.ctx, &c.host_reads);
+  else decode_inputs(c.plan, c.initial, c.ctx);
+  r.timings.inputs_ms += decode_clock.wall_ms();
+  r.cpu.inputs_ms += decode_clock.cpu_ms();
+  const PhaseClock reference_clock;
+  const std::vector<bool> checked_inputs = inputs_read_by_checks(c.plan);
+  const std::vector<uint64_t> inputs_before =
+      c.outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(c.plan, c.ctx, checked_inputs);
+  try {
+    if (!r.timings.reference_cached) {
+      enter_case_phase(kPhaseReference);
+      (*c.reference)(c.ctx);
+      enter_case_phase(kPhaseChecks);
+    }
+  } catch (const std::exception& e) {
+    return decided(r, Status::ERROR, fmt::format("reference '{}' failed: {}", c.job.reference, e.what()));
+  } catch (...) {
+    return decided(r, Status::ERROR, fmt::format("reference '{}' failed with an exception that is not a std::exception", c.job.reference));
+  }
+  r.timings.reference_ms = c.reference_read_ms + reference_clock.wall_ms();
+  r.cpu.reference_ms = c.reference_read_cpu_ms + reference_clock.cpu_ms();
+  for (const TensorPlan& t : c.plan.tensors) {
+    if (t.role != Role::out) continue;
+    const std::string breach = reference_guard_breach(c.ctx.tensors[t.name].data, c.armed[t.name], static_cast<size_t>(t.numel));
+    if (!breach.empty())
+      return decided(r, Status::ERROR, fmt::format("reference '{}' wrote past its output '{}' ({} elements): {}; the reference is wrong, not the kernel",
+                                                   c.job.reference, t.name, t.numel, breach));
+  }
+  if (!c.outputs_key.empty() && !r.timings.reference_cached) {
+    const PhaseClock store_clock;
+    store_reference_outputs(*c.references, c.outputs_key, c.plan, c.ctx, checked_inputs, inputs_before);
+    r.timings.reference_store_ms = store_clock.wall_ms();
+    r.cpu.reference_store_ms = store_clock.cpu_ms();
+  }
+  return true;
+}
+
+// Every output judged by its rules (output_check.h) against the reference's.
+bool outputs_judged(CaseRun& c) {
+  CaseResult& r = c.r;
+  const PhaseClock compare_clock;
+  for (size_t i = 0; i < c.plan.tensors.size(); ++i) {
+    const TensorPlan& t = c.plan.tensors[i];
+    if (t.role == Role::in) continue;
+    const std::vector<double>& expected = c.ctx.tensors[t.name].data;
+    if (static_cast<int64_t>(expected.size()) != t.numel)
+      return decided(r, Status::ERROR, fmt::format("reference '{}' resized output '{}' to {} elements (expected {})", c.job.reference,
+                                                   t.name, expected.size(), t.numel));
+    try {
+      r.outputs.push_back(judge_output(CheckInput{c.plan, i, c.got, c.ctx}));
+    } catch (const std::exception& e) {  // the reference did not give a rule what it needs
+      return decided(r, Status::ERROR, fmt::format("output '{}': {}", t.name, e.what()));
+    }
+    c.outputs_pass &= r.outputs.back().pass;
+  }
+  r.timings.compare_ms = compare_clock.wall_ms();
+  r.cpu.compare_ms = compare_clock.cpu_ms();
+  return true;
+}
+
+// The verdict from the outputs, the guards, the launches' agreement and what the backend saw:
+// FLAKY first (launches that disagree make every verdict unreliable), then a finding or a race
+// whatever the outputs say; a FAIL looks for a read outside its tensors.
+void verdict_given(CaseRun& c) {
+  CaseResult& r = c.r;
+  for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));
+  for (const RepeatDiff& d : r.repeat_diffs)
+    r.notes.push_back(fmt::format("{}: {} element(s) differ between launch 1 and launch {} on the same inputs", d.tensor, d.elements, d.launch));
+  if (judge_variants(c.plan, c.got, c.variants, c.ctx, r)) r.status = Status::FLAKY;
+  else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
+  if (c.finding && !c.race) {  // a GPU leaves the collective's result undefined
+    r.status = Status::FAIL;
+    r.message = *c.finding;
+  }
+  if (r.status == Status::FAIL && !c.race && !c.finding) {
+    r.read_outside = outside_read_of(c.be, c.job, Launchable{c.fn, c.ptrs, c.argv.data(), c.device_inputs, c.on_device, c.initial}, c.guards);
+    if (r.read_outside) r.notes.push_back("read outside the tensor: " + describe_read(*r.read_outside));
+  }
+  if (c.race) {  // a GPU may interleave the accesses the host ran in order
+    std::vector<uint64_t> allocations;
+    for (size_t i = 0; i < c.ptrs.size(); ++i) allocations.push_back(c.ptrs[i] - data_offset(static_cast<size_t>(c.plan.tensors[i].offset_bytes)));
+    r.status = Status::FAIL;
+    r.message = race_message(*c.race, c.job.kernel, c.plan.tensors, allocations);
+  }
+  if (r.status == Status::PASS && every_tensor_empty(c.plan)) skip_empty_case(r);
+}
+
+// Timed only once judged right (the launches reuse the inputs the kernel may have changed); a
+// failing output's bytes kept for the repro.
+void timed_and_kept(CaseRun& c, const PhaseClock& case_clock) {
+  CaseResult& r = c.r;
+  if (r.status == Status::PASS && c.job.time_launches > 0) {
+    CaseResult checked = r;  // what stands if the timed launches run past their own time
+    checked.timings.wall_ms = case_clock.wall_ms();
+    checked.cpu.case_ms = case_clock.cpu_ms();
+    enter_case_phase(kPhaseTiming, &checked);
+    r.timing = time_kernel(c.be, c.fn, c.plan, c.argv.data(), c.job.time_launches);
+  }
+  if (c.outputs_pass || c.job.repro_dir.empty()) return;
+  try {
+    for (size_t i = 0; i < c.plan.tensors.size(); ++i)
+      if (c.plan.tensors[i].role != Role::in)
+        write_repro_output(c.job.repro_dir, c.plan.tensors[i], c.got[i], c.ctx.tensors[c.plan.tensors[i].name].data);
+  } catch (const std::exception& e) {
+    r.notes.push_back(std::string("could not write the repro output: ") + e.what());
+  }
+}
+
 }  // namespace
 
 CaseResult execute_case(Backend& be, const KernelSpec& k, const CaseSpec& c, const ExecOptions& opt,
@@ -257,316 +549,34 @@ CaseResult execute_case(Backend& be, const CaseJob& job, CompileCache& cache, bo
                         DeviceInputs* device_inputs) {
   const PhaseClock case_clock;
   *sticky_fault = false;
-  CaseResult r = job_result(job);
-  auto finish = [&](CaseResult res) {
+  CaseRun c{be, job, cache, references, device_inputs, job.plan, job_result(job)};
+  auto finish = [&]() {
     if (device_inputs)
-      for (std::string& note : device_inputs->take_notes()) res.notes.push_back(std::move(note));
-    res.timings.wall_ms = case_clock.wall_ms();
-    res.cpu.case_ms = case_clock.cpu_ms();
-    return res;
+      for (std::string& note : device_inputs->take_notes()) c.r.notes.push_back(std::move(note));
+    c.r.timings.wall_ms = case_clock.wall_ms();
+    c.r.cpu.case_ms = case_clock.cpu_ms();
+    return c.r;
   };
-  const CasePlan& plan = job.plan;
-  if (!job.reference_error.empty()) {
-    r.message = job.reference_error;
-    return finish(r);
-  }
-  const ref::Function* reference = nullptr;
+  if (!fits(c) || !inputs_made(c) || !compiled(c)) return finish();
+  Buffers buffers(be);  // freed on every path out, unless the context is gone
   try {
-    reference = load_reference(job.reference_library, job.reference);
-  } catch (const std::exception& e) {
-    r.message = e.what();
-    return finish(r);
-  }
-  r.launch = {{"grid", plan.grid}, {"block", plan.block}, {"shared_bytes", plan.shared_bytes}};
-  const DeviceInfo& dev = be.device();
-  if (over_device_limits(plan, dev, r)) return finish(r);
-
-  // Tensors (and their guards) that cannot fit in the device's memory are not attempted.
-  int64_t total_bytes = 0;
-  for (const TensorPlan& t : plan.tensors) total_bytes += static_cast<int64_t>(allocation_bytes(t.bytes(), t.offset_bytes));
-  if (total_bytes > dev.total_memory) {
-    r.status = Status::SKIP;
-    r.reason = "TOO_LARGE";
-    r.limit = LimitExceeded{"device memory for all tensors and their guards (bytes)", total_bytes, dev.total_memory};
-    r.message = fmt::format("the tensors need {} bytes with their guards; the device has {} (over by {})", total_bytes,
-                            dev.total_memory, total_bytes - dev.total_memory);
-    return finish(r);
-  }
-  if (over_worker_memory(plan, dev, total_bytes, r)) return finish(r);
-
-  // Inputs in their device bytes, exactly what the kernel will see; in double only once read.
-  const PhaseClock inputs_clock;
-  ref::Context ctx = context_without_inputs(job);
-  std::vector<std::vector<uint8_t>> initial;  // every tensor's bytes before a launch; those made on the device only where read
-  // Element-wise inputs are made on the GPU where it can (device_inputs.h), the rest here.
-  std::vector<bool> on_device = device_inputs ? device_inputs->tensors_made_here(plan) : std::vector<bool>(plan.tensors.size(), false);
-  // The key of the reference's outputs in the cache, which its derived inputs' runs share.
-  const std::string library_id = references && job.reference_cache ? reference_library_identity(job.reference_library) : "";
-  const std::string outputs_key = library_id.empty() ? "" : reference_cache_key(job, library_id);
-  try {
-    initial = packed_inputs(job, &on_device, DerivedRunCache{references, outputs_key, &r.notes});
-  } catch (const InputError& e) {  // a harness-side error, not a crash of the kernel
-    r.message = fmt::format("{}: {}", job.manifest, e.what());
-    return finish(r);
-  }
-  r.timings.inputs_ms = inputs_clock.wall_ms();
-  r.cpu.inputs_ms = inputs_clock.cpu_ms();
-
-  // Compile (or fetch from the cache) and load.
-  if (!job.gpu_only.empty() && on_cpu(be.device().backend)) {
-    r.status = Status::SKIP;
-    r.reason = "GPU_ONLY";
-    r.message = "the manifest marks this kernel GPU-only: " + job.gpu_only;
-    return finish(r);
-  }
-  std::string source;
-  try {
-    source = read_file(job.source, "kernel source");
-  } catch (const std::exception& e) {
-    r.status = Status::ERROR;
-    r.message = e.what();
-    return finish(r);
-  }
-  enter_case_phase(kPhaseCompile);
-  const auto t_compile = Clock::now();
-  bool cached = false;
-  std::string key;
-  const CompileOutput compiled = cache.get(be, case_compile(job, source), &cached, &key);
-  for (const std::string& repair : take_cache_repairs()) r.notes.push_back(repair);  // a damaged entry, prelude or header made again
-  r.timings.compile_ms = ms_since(t_compile);
-  r.timings.compile_cached = cached;
-  if (!compiled.ok) {
-    r.status = Status::COMPILE_ERROR;
-    r.message = compile_error_summary(compiled.log, source, job.source, job.entry, job.file_entries);
-    r.compile_log = bounded_text(compiled.log, kMaxCaseCompileLog, "the compiler's log");
-    return finish(r);
-  }
-  if (const auto bad = compiled.entry_errors.find(job.entry); bad != compiled.entry_errors.end()) {
-    r.status = Status::COMPILE_ERROR;
-    r.message = bad->second;
-    return finish(r);
-  }
-  if (!compiled.log.empty()) r.notes.push_back("compiler log: " + bounded_text(compiled.log, kMaxCaseCompileLog, "the compiler's log"));
-
-  Buffers buffers(be);
-  try {
-    const auto symbol = compiled.symbols.find(job.entry);
-    Backend::Kernel fn = cache.load(be, key, compiled.binary, symbol == compiled.symbols.end() ? job.entry : symbol->second);
-    if (const auto params = be.parameters(fn, plan.args.size())) {
-      if (const std::string bad = argument_mismatch(plan, *params); !bad.empty()) {
-        r.status = Status::ERROR;
-        r.message = fmt::format("{}: the manifest's arguments do not fit '{}': {}", job.manifest, job.entry, bad);
-        return finish(r);
-      }
-    }
-    const KernelAttributes attrs = be.attributes(fn);
-    r.resources = run_resources(be.device().backend, compiled, symbol == compiled.symbols.end() ? job.entry : symbol->second, attrs);
-    if (plan.block_threads() > attrs.max_threads_per_block)
-      return finish(skip_limit(r, fmt::format("threads per block for this kernel ({} registers per thread)", attrs.registers),
-                               plan.block_threads(), attrs.max_threads_per_block));
-    if (attrs.static_shared_bytes + plan.shared_bytes > dev.shared_per_block_optin)
-      return finish(skip_limit(r, fmt::format("shared memory per block, static {} + dynamic {} (bytes)", attrs.static_shared_bytes, plan.shared_bytes),
-                               attrs.static_shared_bytes + plan.shared_bytes, dev.shared_per_block_optin));
-    if (attrs.static_shared_bytes + plan.shared_bytes > dev.shared_per_block) {
-      be.allow_dynamic_shared(fn, plan.shared_bytes);
-      r.notes.push_back(fmt::format("opted in to {} bytes of dynamic shared memory (default limit {})", plan.shared_bytes, dev.shared_per_block));
-    }
-
-    // Every buffer sits between two guard regions; inputs are packed once and re-uploaded
-    // before every launch, outputs re-poisoned, so each launch starts from the same bytes.
-    std::vector<BufferGuards> guards;
-    std::vector<uint64_t> ptrs;
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-      const TensorPlan& t = plan.tensors[i];
-      uint64_t base = 0;
-      const size_t offset = static_cast<size_t>(t.offset_bytes);
-      try {
-        base = buffers.alloc(allocation_bytes(t.bytes(), offset));
-      } catch (const BackendError& e) {
-        if (e.sticky) throw;
-        r.status = Status::SKIP;
-        r.reason = "TOO_LARGE";
-        r.message = fmt::format("the device could not allocate {} bytes for tensor '{}': {}", allocation_bytes(t.bytes(), offset), t.name, e.what());
-        return finish(r);
-      }
-      ptrs.push_back(base + data_offset(offset));  // offset_bytes past an aligned address
-      const AllocationSlack slack = be.slack(base);
-      guards.push_back(buffer_guards(i, base, t.bytes(), slack.before, slack.after, offset, t.dtype));
-    }
-    // Each argument's bytes as the kernel's type lays them out (arg_layout.h), aligned for it.
-    std::vector<AlignedArgument> arguments;
-    for (const ArgPlan& a : plan.args) arguments.emplace_back(argument_bytes(a, ptrs));
-    std::vector<void*> argv;
-    for (AlignedArgument& a : arguments) argv.push_back(a.data());
-    argv.push_back(nullptr);  // lets the host backend check the count; GPU launches read only what the kernel takes
-
-    // Outputs computed before for the same library, reference, plan and inputs are read back
-    // before the launches: what the host must read of the inputs follows from it.
-    const PhaseClock read_clock;
-    std::map<std::string, const double*> armed;  // where each output's guard was laid
-    for (const TensorPlan& t : plan.tensors)
-      if (t.role == Role::out) armed[t.name] = ctx.tensors[t.name].data.data();
-    r.timings.reference_cached = !outputs_key.empty() && fill_reference_outputs(*references, outputs_key, plan, ctx, &r.notes);
-    const double reference_read_ms = read_clock.wall_ms(), reference_read_cpu_ms = read_clock.cpu_ms();
-    const std::vector<bool> host_reads = inputs_the_host_reads(plan, r.timings.reference_cached);
-
-    const int launches = std::max(job.repeat, 1);
-    r.launches = launches;
-    std::vector<std::vector<uint8_t>> got(plan.tensors.size());
-    std::vector<std::vector<LaunchVariant>> variants(plan.tensors.size());
-    std::optional<RaceReport> race;  // --races: the launch ran to its end, then said what raced
-    std::optional<std::string> finding;  // the launch ran to its end, then said what it left undefined
-    enter_case_phase(kPhaseKernel);
-    for (int launch = 1; launch <= launches; ++launch) {
-      const PhaseClock put_clock;
-      for (size_t i = 0; i < plan.tensors.size(); ++i)
-        put_tensor(be, job, i, ptrs[i], guards[i], device_inputs, on_device, initial, launch == 1 && host_reads[i]);
-      if (launch == 1) r.timings.inputs_ms += put_clock.wall_ms(), r.cpu.inputs_ms += put_clock.cpu_ms();
-      be.poison_shared();  // a slot the kernel reads unwritten holds NaN, never a fresh context's zero
-      const auto t_kernel = Clock::now();
-      try {
-        be.launch(fn, plan.grid, plan.block, plan.shared_bytes, argv.data());
-      } catch (const RacesFound& e) {
-        if (!race) race = e.report;
-      } catch (const LaunchFinding& e) {
-        if (!finding) finding = e.what();
-      }
-      be.synchronize();
-      if (launch == 1) r.timings.kernel_ms = ms_since(t_kernel);
-
-      for (size_t i = 0; i < plan.tensors.size(); ++i) {
-        const TensorPlan& t = plan.tensors[i];
-        TensorAfterLaunch left = take_tensor(be, t, ptrs[i], guards[i]);
-        // A guard touched in several launches is reported once, as the first launch saw it.
-        for (const auto& v : {check_guard(t.name, "before", left.before, guards[i].before), check_guard(t.name, "after", left.after, guards[i].after)}) {
-          if (v && std::none_of(r.guards.begin(), r.guards.end(), [&](const GuardViolation& g) { return g.tensor == v->tensor && g.side == v->side; }))
-            r.guards.push_back(*v);
-        }
-        if (t.role == Role::in) continue;
-        std::vector<uint8_t> out = std::move(left.bytes);
-        if (launch == 1) {
-          got[i] = std::move(out);
-        } else if (const int64_t n = differing_elements(got[i], out, dtype_size(t.dtype)); n > 0) {
-          r.repeat_diffs.push_back(RepeatDiff{t.name, launch, n});
-          if (variants[i].size() < kMaxLaunchVariants) variants[i].push_back(LaunchVariant{launch, std::move(out)});
-        }
-      }
-    }
-
-    const PhaseClock decode_clock;  // the inputs in double: all for the reference, else those the checks read
-    if (r.timings.reference_cached) decode_inputs(plan, initial, ctx, &host_reads);
-    else decode_inputs(plan, initial, ctx);
-    r.timings.inputs_ms += decode_clock.wall_ms();
-    r.cpu.inputs_ms += decode_clock.cpu_ms();
-    const PhaseClock reference_clock;
-    const std::vector<bool> checked_inputs = inputs_read_by_checks(plan);
-    const std::vector<uint64_t> inputs_before =
-        outputs_key.empty() || r.timings.reference_cached ? std::vector<uint64_t>{} : input_digest(plan, ctx, checked_inputs);
-    try {
-      if (!r.timings.reference_cached) {
-        enter_case_phase(kPhaseReference);
-        (*reference)(ctx);
-        enter_case_phase(kPhaseChecks);
-      }
-    } catch (const std::exception& e) {
-      r.status = Status::ERROR;
-      r.message = fmt::format("reference '{}' failed: {}", job.reference, e.what());
-      return finish(r);
-    } catch (...) {
-      r.status = Status::ERROR;
-      r.message = fmt::format("reference '{}' failed with an exception that is not a std::exception", job.reference);
-      return finish(r);
-    }
-    r.timings.reference_ms = reference_read_ms + reference_clock.wall_ms();
-    r.cpu.reference_ms = reference_read_cpu_ms + reference_clock.cpu_ms();
-    for (const TensorPlan& t : plan.tensors) {
-      if (t.role != Role::out) continue;
-      const std::string breach = reference_guard_breach(ctx.tensors[t.name].data, armed[t.name], static_cast<size_t>(t.numel));
-      if (breach.empty()) continue;
-      r.status = Status::ERROR;
-      r.message = fmt::format("reference '{}' wrote past its output '{}' ({} elements): {}; the reference is wrong, not the kernel",
-                              job.reference, t.name, t.numel, breach);
-      return finish(r);
-    }
-    if (!outputs_key.empty() && !r.timings.reference_cached) {
-      const PhaseClock store_clock;
-      store_reference_outputs(*references, outputs_key, plan, ctx, checked_inputs, inputs_before);
-      r.timings.reference_store_ms = store_clock.wall_ms();
-      r.cpu.reference_store_ms = store_clock.cpu_ms();
-    }
-
-    const PhaseClock compare_clock;
-    bool pass = true;
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-      const TensorPlan& t = plan.tensors[i];
-      if (t.role == Role::in) continue;
-      const std::vector<double>& expected = ctx.tensors[t.name].data;
-      if (static_cast<int64_t>(expected.size()) != t.numel) {
-        r.status = Status::ERROR;
-        r.message = fmt::format("reference '{}' resized output '{}' to {} elements (expected {})", job.reference, t.name, expected.size(), t.numel);
-        return finish(r);
-      }
-      try {
-        r.outputs.push_back(judge_output(CheckInput{plan, i, got, ctx}));
-      } catch (const std::exception& e) {  // the reference did not give a rule what it needs
-        r.status = Status::ERROR;
-        r.message = fmt::format("output '{}': {}", t.name, e.what());
-        return finish(r);
-      }
-      pass &= r.outputs.back().pass;
-    }
-    r.timings.compare_ms = compare_clock.wall_ms();
-    r.cpu.compare_ms = compare_clock.cpu_ms();
-    for (const GuardViolation& g : r.guards) r.notes.push_back("write outside the tensor: " + describe(g));
-    for (const RepeatDiff& d : r.repeat_diffs)
-      r.notes.push_back(fmt::format("{}: {} element(s) differ between launch 1 and launch {} on the same inputs", d.tensor, d.elements, d.launch));
-    // Launches that disagree on the verdict make every verdict unreliable, so FLAKY comes first.
-    const bool flaky = judge_variants(plan, got, variants, ctx, r);
-    if (flaky) r.status = Status::FLAKY;
-    else r.status = case_passes(r) ? Status::PASS : Status::FAIL;
-    if (finding && !race) {  // whatever the outputs say: a GPU leaves the collective's result undefined
-      r.status = Status::FAIL;
-      r.message = *finding;
-    }
-    if (r.status == Status::FAIL && !race && !finding) {
-      r.read_outside = outside_read_of(be, job, Launchable{fn, ptrs, argv.data(), device_inputs, on_device, initial}, guards);
-      if (r.read_outside) r.notes.push_back("read outside the tensor: " + describe_read(*r.read_outside));
-    }
-    if (race) {  // whatever the outputs say: a GPU may interleave the accesses the host ran in order
-      std::vector<uint64_t> allocations;
-      for (size_t i = 0; i < ptrs.size(); ++i) allocations.push_back(ptrs[i] - data_offset(static_cast<size_t>(plan.tensors[i].offset_bytes)));
-      r.status = Status::FAIL;
-      r.message = race_message(*race, job.kernel, plan.tensors, allocations);
-    }
-    if (r.status == Status::PASS && every_tensor_empty(plan)) skip_empty_case(r);
-    // Timed only once judged right: the launches reuse the inputs the kernel may have changed.
-    if (r.status == Status::PASS && job.time_launches > 0) {
-      CaseResult checked = r;  // what stands if the timed launches run past their own time
-      checked.timings.wall_ms = case_clock.wall_ms();
-      checked.cpu.case_ms = case_clock.cpu_ms();
-      enter_case_phase(kPhaseTiming, &checked);
-      r.timing = time_kernel(be, fn, plan, argv.data(), job.time_launches);
-    }
-    if (!pass && !job.repro_dir.empty()) {
-      try {
-        for (size_t i = 0; i < plan.tensors.size(); ++i)
-          if (plan.tensors[i].role != Role::in) write_repro_output(job.repro_dir, plan.tensors[i], got[i], ctx.tensors[plan.tensors[i].name].data);
-      } catch (const std::exception& e) {
-        r.notes.push_back(std::string("could not write the repro output: ") + e.what());
+    if (loaded(c) && buffers_laid(c, buffers)) {
+      launched(c);
+      if (reference_ran(c) && outputs_judged(c)) {
+        verdict_given(c);
+        timed_and_kept(c, case_clock);
       }
     }
   } catch (const MissingEntry& e) {
-    r.status = Status::COMPILE_ERROR;
-    r.message = e.what();
+    decided(c.r, Status::COMPILE_ERROR, e.what());
   } catch (const BackendError& e) {
-    r.status = e.sticky ? Status::CRASH : Status::ERROR;
-    r.message = e.what();
+    decided(c.r, e.sticky ? Status::CRASH : Status::ERROR, e.what());
     if (e.sticky) {
       *sticky_fault = true;
       buffers.mark_dead();
     }
   }
-  return finish(r);
+  return finish();
 }
 
 }  // namespace hk

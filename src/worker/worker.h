@@ -10,12 +10,10 @@
 
 #include <string>
 
+#include "contracts/worker_protocol.h"
 #include "platform/backend.h"
 
 namespace hk {
-
-// The descriptor a worker speaks its protocol on: its stdout stays free for a kernel's printf.
-constexpr int kWorkerProtocolFd = 3;
 
 struct WorkerOptions {
   std::string backend;  // "auto" tries each built backend in turn
