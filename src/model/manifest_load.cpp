@@ -242,6 +242,76 @@ std::optional<int> read_repeat(const json& obj, const std::string& path) {
 // Expands the manifest's "cases" array (explicit cases and sweeps) into concrete cases. With
 // overridden (-a gave some sweep new values), two sweeps may now make the same case: the first
 // is kept, since the manifest did not write the duplicate.
+// What every case a case object makes shares: all but its name (and a sweep's params).
+CaseSpec read_case_settings(const json& c, const std::string& p, const Params& defaults) {
+  std::string tier = "small";
+  if (c.contains("tier")) {
+    tier = need_string(c, "tier", p);
+    if (tier != "small" && tier != "large") fail(p + "/tier", "expected \"small\" or \"large\", got \"" + tier + "\"");
+  }
+  const std::vector<ExpectedVerdict> expect = c.contains("expect") ? read_expectations(c["expect"], p + "/expect") : std::vector<ExpectedVerdict>{};
+  const std::optional<int> repeat = read_repeat(c, p);
+  Params base = defaults;
+  if (c.contains("params"))
+    for (auto& [k, val] : read_params(c["params"], p + "/params")) base[k] = val;
+  std::map<std::string, ToleranceSpec> tol;
+  if (c.contains("tolerance")) {
+    if (!c["tolerance"].is_object()) fail(p + "/tolerance", "expected an object: tensor name -> tolerance");
+    for (auto t = c["tolerance"].begin(); t != c["tolerance"].end(); ++t)
+      tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
+  }
+  CaseSpec cs{"", base, tol, tier, expect, repeat};
+  if (c.contains("offset_bytes")) {
+    if (!c["offset_bytes"].is_object()) fail(p + "/offset_bytes", "expected an object: tensor name -> bytes after an aligned address");
+    for (auto t = c["offset_bytes"].begin(); t != c["offset_bytes"].end(); ++t)
+      cs.offset_bytes[t.key()] = expr_text(*t, p + "/offset_bytes/" + t.key());
+  }
+  return cs;
+}
+
+using SweepAxes = std::vector<std::pair<std::string, std::vector<ParamValue>>>;
+
+// "sweep": parameter -> values; at most kMaxCasesPerKernel cases with the `already` read before.
+SweepAxes read_sweep(const json& sw, const std::string& p, size_t already) {
+  if (!sw.is_object() || sw.empty()) fail(p + "/sweep", "expected an object: parameter -> array of values");
+  SweepAxes axes;
+  for (auto a = sw.begin(); a != sw.end(); ++a) {
+    if (!a->is_array() || a->empty()) fail(p + "/sweep/" + a.key(), "expected a non-empty array of values");
+    std::vector<ParamValue> vals;
+    for (const json& x : *a) {
+      if (x.is_number()) vals.emplace_back(x.get<double>());
+      else if (x.is_string()) vals.emplace_back(x.get<std::string>());
+      else fail(p + "/sweep/" + a.key(), "values must be numbers or strings");
+    }
+    axes.emplace_back(a.key(), vals);
+  }
+  // A few short axes multiply fast: 20 axes of 2 values are a million cases from 2 KB of JSON.
+  size_t product = 1;
+  for (const auto& [name, vals] : axes) {
+    product *= vals.size();
+    if (product + already > kMaxCasesPerKernel)
+      fail(p + "/sweep", fmt::format("expands to more than {} cases (axis '{}' reaches {})", kMaxCasesPerKernel, name, product + already));
+  }
+  return axes;
+}
+
+// One case per point of the axes' product, named "prefix" then "a=1,b=x".
+void expand_sweep(const CaseSpec& settings, const std::string& prefix, const SweepAxes& axes, std::vector<CaseSpec>& cases) {
+  std::vector<size_t> idx(axes.size(), 0);
+  for (;;) {
+    CaseSpec cs = settings;
+    cs.name = prefix;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      cs.params[axes[a].first] = axes[a].second[idx[a]];
+      cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);
+    }
+    cases.push_back(cs);
+    size_t a = axes.size();
+    while (a > 0 && ++idx[a - 1] == axes[a - 1].second.size()) idx[--a] = 0;
+    if (a == 0) break;
+  }
+}
+
 std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const Params& defaults, bool overridden) {
   if (!v.is_array() || v.empty()) fail(path, "expected a non-empty array of cases");
   std::vector<CaseSpec> cases;
@@ -251,70 +321,15 @@ std::vector<CaseSpec> read_cases(const json& v, const std::string& path, const P
     const json& c = v[i];
     if (!c.is_object()) fail(p, fmt::format("expected a case object, got {}", kind_of(c)));
     check_keys(c, p, {"name", "params", "sweep", "tolerance", "tier", "expect", "repeat", "offset_bytes"});
-    std::string tier = "small";
-    if (c.contains("tier")) {
-      tier = need_string(c, "tier", p);
-      if (tier != "small" && tier != "large") fail(p + "/tier", "expected \"small\" or \"large\", got \"" + tier + "\"");
-    }
-    const std::vector<ExpectedVerdict> expect = c.contains("expect") ? read_expectations(c["expect"], p + "/expect") : std::vector<ExpectedVerdict>{};
-    const std::optional<int> repeat = read_repeat(c, p);
-    Params base = defaults;
-    if (c.contains("params"))
-      for (auto& [k, val] : read_params(c["params"], p + "/params")) base[k] = val;
-    std::map<std::string, ToleranceSpec> tol;
-    if (c.contains("tolerance")) {
-      if (!c["tolerance"].is_object()) fail(p + "/tolerance", "expected an object: tensor name -> tolerance");
-      for (auto t = c["tolerance"].begin(); t != c["tolerance"].end(); ++t)
-        tol[t.key()] = read_tolerance(*t, p + "/tolerance/" + t.key());
-    }
-    std::map<std::string, std::string> offsets;
-    if (c.contains("offset_bytes")) {
-      if (!c["offset_bytes"].is_object()) fail(p + "/offset_bytes", "expected an object: tensor name -> bytes after an aligned address");
-      for (auto t = c["offset_bytes"].begin(); t != c["offset_bytes"].end(); ++t)
-        offsets[t.key()] = expr_text(*t, p + "/offset_bytes/" + t.key());
-    }
+    CaseSpec settings = read_case_settings(c, p, defaults);
     if (!c.contains("sweep")) {
-      CaseSpec cs{need_string(c, "name", p), base, tol, tier, expect, repeat};
-      cs.offset_bytes = offsets;
-      cases.push_back(cs);
-      case_paths.push_back(p);
-      continue;
+      settings.name = need_string(c, "name", p);
+      cases.push_back(settings);
+    } else {
+      const SweepAxes axes = read_sweep(c["sweep"], p, cases.size());
+      expand_sweep(settings, c.contains("name") ? need_string(c, "name", p) + "/" : "", axes, cases);
     }
-    const json& sw = c["sweep"];
-    if (!sw.is_object() || sw.empty()) fail(p + "/sweep", "expected an object: parameter -> array of values");
-    std::vector<std::pair<std::string, std::vector<ParamValue>>> axes;
-    for (auto a = sw.begin(); a != sw.end(); ++a) {
-      if (!a->is_array() || a->empty()) fail(p + "/sweep/" + a.key(), "expected a non-empty array of values");
-      std::vector<ParamValue> vals;
-      for (const json& x : *a) {
-        if (x.is_number()) vals.emplace_back(x.get<double>());
-        else if (x.is_string()) vals.emplace_back(x.get<std::string>());
-        else fail(p + "/sweep/" + a.key(), "values must be numbers or strings");
-      }
-      axes.emplace_back(a.key(), vals);
-    }
-    // A few short axes multiply fast: 20 axes of 2 values are a million cases from 2 KB of JSON.
-    size_t product = 1;
-    for (const auto& [name, vals] : axes) {
-      product *= vals.size();
-      if (product + cases.size() > kMaxCasesPerKernel)
-        fail(p + "/sweep", fmt::format("expands to more than {} cases (axis '{}' reaches {})", kMaxCasesPerKernel, name, product + cases.size()));
-    }
-    const std::string prefix = c.contains("name") ? need_string(c, "name", p) + "/" : "";
-    std::vector<size_t> idx(axes.size(), 0);
-    for (;;) {
-      CaseSpec cs{prefix, base, tol, tier, expect, repeat};
-      cs.offset_bytes = offsets;
-      for (size_t a = 0; a < axes.size(); ++a) {
-        cs.params[axes[a].first] = axes[a].second[idx[a]];
-        cs.name += (a ? "," : "") + axes[a].first + "=" + param_to_string(axes[a].second[idx[a]]);
-      }
-      cases.push_back(cs);
-      case_paths.push_back(p);
-      size_t a = axes.size();
-      while (a > 0 && ++idx[a - 1] == axes[a - 1].second.size()) idx[--a] = 0;
-      if (a == 0) break;
-    }
+    case_paths.resize(cases.size(), p);
   }
   std::set<std::string> seen;
   std::vector<CaseSpec> unique;
@@ -382,6 +397,55 @@ std::vector<EquivalentMutant> read_equivalent_mutants(const json& v, const std::
   return out;
 }
 
+void read_reference(const json& v, const std::string& path, const std::string& file, KernelSpec& k) {
+  k.reference = need_string(v, "reference", path);
+  if (!is_identifier(k.reference)) fail(path + "/reference", "a reference name is a C identifier, as HK_REFERENCE(name) defines it");
+  if (v.contains("reference_source")) {  // the name is looked up when the run gathers its references
+    if (!v["reference_source"].is_string()) fail(path + "/reference_source", "expected the path of a reference .cpp file");
+    const fs::path src = (fs::path(file).parent_path() / v["reference_source"].get<std::string>()).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(src, ec)) fail(path + "/reference_source", "reference file not found: " + src.string().substr(0, 1024));
+    k.reference_source = fs::absolute(src, ec).string();
+  }
+}
+
+void read_tensors(const json& v, const std::string& path, KernelSpec& k) {
+  const json& tensors = need(v, "tensors", path);
+  if (!tensors.is_array() || tensors.empty()) fail(path + "/tensors", "expected a non-empty array of tensors");
+  std::set<std::string> names;
+  bool any_output = false;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string p = fmt::format("{}/tensors/{}", path, i);
+    k.tensors.push_back(read_tensor(tensors[i], p));
+    if (!names.insert(k.tensors.back().name).second) fail(p + "/name", "duplicate tensor name '" + k.tensors.back().name + "'");
+    any_output |= k.tensors.back().role != Role::in;
+  }
+  if (!any_output) fail(path + "/tensors", "no tensor has role out or inout: nothing would be checked");
+  check_derived_tensors(k.tensors, path);
+}
+
+// Every case must plan: a typo in an expression is reported now, not halfway through a run.
+// A project rule it breaks (a loosened tolerance without "why") is a warning, once per field,
+// and the kernel still runs; --strict makes it an error.
+void check_cases_plan(const KernelSpec& k, const std::string& file, bool strict, std::vector<std::string>* warnings) {
+  std::set<std::string> warned;
+  for (const CaseSpec& c : k.cases) {
+    std::vector<PlanError> style;
+    try {
+      plan_case(k, c, &style);
+    } catch (const PlanError& e) {
+      fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
+    }
+    for (const PlanError& e : style) {
+      if (strict) fail(e.path, fmt::format("case '{}': {} (--strict)", c.name, e.what()));
+      // One per field: cases of other dtypes differ only in the figures ("ulps 2 > 0 ... f32", "> 1 ... bf16").
+      const std::string what = e.what();
+      if (warned.insert(e.path + "\n" + what.substr(0, what.find_first_of("0123456789"))).second)
+        warnings->push_back(fmt::format("{}: {}: {} (a warning: the kernel runs; --strict makes it an error)", file, e.path, e.what()));
+    }
+  }
+}
+
 KernelSpec read_kernel(const json& v, const std::string& path, const std::string& file, bool overridden, bool strict,
                        std::vector<std::string>* warnings) {
   if (!v.is_object()) fail(path, fmt::format("expected a kernel object, got {}", kind_of(v)));
@@ -402,15 +466,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
       fail(path + "/gpu_only", "expected the reason the kernel cannot run on the host backend, as a string");
     k.gpu_only = v["gpu_only"].get<std::string>();
   }
-  k.reference = need_string(v, "reference", path);
-  if (!is_identifier(k.reference)) fail(path + "/reference", "a reference name is a C identifier, as HK_REFERENCE(name) defines it");
-  if (v.contains("reference_source")) {  // the name is looked up when the run gathers its references
-    if (!v["reference_source"].is_string()) fail(path + "/reference_source", "expected the path of a reference .cpp file");
-    const fs::path src = (fs::path(file).parent_path() / v["reference_source"].get<std::string>()).lexically_normal();
-    std::error_code ec;
-    if (!fs::is_regular_file(src, ec)) fail(path + "/reference_source", "reference file not found: " + src.string().substr(0, 1024));
-    k.reference_source = fs::absolute(src, ec).string();
-  }
+  read_reference(v, path, file, k);
   if (v.contains("params")) k.params = read_params(v["params"], path + "/params");
   if (v.contains("timeout")) {
     if (!v["timeout"].is_number() || !(v["timeout"].get<double>() > 0 && v["timeout"].get<double>() <= kMaxTimeoutSeconds))
@@ -420,18 +476,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   if (v.contains("expect")) k.expect = read_expectations(v["expect"], path + "/expect");
   k.repeat = read_repeat(v, path);
   if (v.contains("equivalent_mutants")) k.equivalent_mutants = read_equivalent_mutants(v["equivalent_mutants"], path + "/equivalent_mutants");
-  const json& tensors = need(v, "tensors", path);
-  if (!tensors.is_array() || tensors.empty()) fail(path + "/tensors", "expected a non-empty array of tensors");
-  std::set<std::string> names;
-  bool any_output = false;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const std::string p = fmt::format("{}/tensors/{}", path, i);
-    k.tensors.push_back(read_tensor(tensors[i], p));
-    if (!names.insert(k.tensors.back().name).second) fail(p + "/name", "duplicate tensor name '" + k.tensors.back().name + "'");
-    any_output |= k.tensors.back().role != Role::in;
-  }
-  if (!any_output) fail(path + "/tensors", "no tensor has role out or inout: nothing would be checked");
-  check_derived_tensors(k.tensors, path);
+  read_tensors(v, path, k);
   const json& args = need(v, "args", path);
   if (!args.is_array()) fail(path + "/args", "expected an array of arguments");
   for (size_t i = 0; i < args.size(); ++i) k.args.push_back(read_arg(args[i], fmt::format("{}/args/{}", path, i), k.tensors));
@@ -442,25 +487,7 @@ KernelSpec read_kernel(const json& v, const std::string& path, const std::string
   k.launch.block = expr_list(need(launch, "block", path + "/launch"), path + "/launch/block", 1, 3);
   if (launch.contains("shared")) k.launch.shared = expr_text(launch["shared"], path + "/launch/shared");
   k.cases = read_cases(need(v, "cases", path), path + "/cases", k.params, overridden);
-  // Every case must plan: a typo in an expression is reported now, not halfway through a run.
-  // A project rule it breaks (a loosened tolerance without "why") is a warning, once per field,
-  // and the kernel still runs; --strict makes it an error.
-  std::set<std::string> warned;
-  for (const CaseSpec& c : k.cases) {
-    std::vector<PlanError> style;
-    try {
-      plan_case(k, c, &style);
-    } catch (const PlanError& e) {
-      fail(e.path, fmt::format("case '{}': {}", c.name, e.what()));
-    }
-    for (const PlanError& e : style) {
-      if (strict) fail(e.path, fmt::format("case '{}': {} (--strict)", c.name, e.what()));
-      // One per field: cases of other dtypes differ only in the figures ("ulps 2 > 0 ... f32", "> 1 ... bf16").
-      const std::string what = e.what();
-      if (warned.insert(e.path + "\n" + what.substr(0, what.find_first_of("0123456789"))).second)
-        warnings->push_back(fmt::format("{}: {}: {} (a warning: the kernel runs; --strict makes it an error)", file, e.path, e.what()));
-    }
-  }
+  check_cases_plan(k, file, strict, warnings);
   check_section_defines(k);
   for (const CaseSpec& c : k.cases) {
     try {

@@ -125,73 +125,80 @@ int64_t plan_offset(const KernelSpec& k, const CaseSpec& c, const TensorSpec& ts
 
 }  // namespace
 
-CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError>* style) {
-  CasePlan plan;
-  plan.kernel = k.name;
-  plan.case_name = c.name;
-  plan.params = c.params;
-  const Params& p = c.params;
-  for (size_t i = 0; i < k.tensors.size(); ++i) {
-    const TensorSpec& ts = k.tensors[i];
-    const std::string path = fmt::format("{}/tensors/{}", k.json_path, i);
-    TensorPlan t;
-    t.name = ts.name;
-    t.role = ts.role;
-    const std::string dt = substitute_params(ts.dtype, p, path + "/dtype");
-    const auto parsed = parse_dtype(dt);
-    if (!parsed) throw PlanError(path + "/dtype", "unknown dtype '" + dt + "' (expected one of: " + dtype_list() + ")");
-    t.dtype = *parsed;
-    t.numel = 1;
-    for (size_t d = 0; d < ts.shape.size(); ++d) {
-      t.shape.push_back(eval_int_at(ts.shape[d], p, fmt::format("{}/shape/{}", path, d), 0));
-      if (t.shape.back() > 0 && t.numel > kMaxElements / t.shape.back())
-        throw PlanError(fmt::format("{}/shape/{}", path, d), fmt::format("the shape has more than {} elements", kMaxElements));
-      t.numel *= t.shape.back();
-    }
-    t.deterministic = ts.deterministic;
-    t.offset_bytes = plan_offset(k, c, ts, t.dtype, path);
-    if (ts.init) {
-      t.init.kind = ts.init->kind;
-      t.init.reference = ts.init->reference;
-      t.init.output = ts.init->output;
-      for (const auto& [field, text] : ts.init->fields) {
-        t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
-        // A fill may be -inf, +inf or nan on purpose (a float tensor's constant or values); a
-        // distribution's bounds may not.
-        const bool fill = (t.init.kind == "constant" || t.init.kind == "values") && is_float(t.dtype);
-        if (!std::isfinite(t.init.fields[field]) && !fill)
-          throw PlanError(path + "/init/" + field, fmt::format("evaluates to {}: the inputs would not be numbers", t.init.fields[field]));
-      }
-      if (t.init.kind == "values" && t.init.fields.size() != static_cast<size_t>(t.numel))
-        throw PlanError(path + "/init/values", fmt::format("lists {} value(s) for a tensor of {} element(s)", t.init.fields.size(), t.numel));
-      if (t.init.kind == "int" && std::ceil(t.init.fields["low"]) > std::floor(t.init.fields["high"]))
-        throw PlanError(path + "/init", fmt::format("int generator: no integer between low {} and high {}", t.init.fields["low"], t.init.fields["high"]));
-    }
-    if (ts.role != Role::in) {
-      t.tolerance = default_tolerance(t.dtype);
-      ToleranceSpec spec = ts.tolerance;
-      if (const auto it = c.tolerance.find(ts.name); it != c.tolerance.end()) {
-        if (it->second.atol) spec.atol = it->second.atol;
-        if (it->second.rtol) spec.rtol = it->second.rtol;
-        if (it->second.ulps) spec.ulps = it->second.ulps;
-        if (it->second.max_mismatch_fraction) spec.max_mismatch_fraction = it->second.max_mismatch_fraction;
-        if (it->second.hard_ulps) spec.hard_ulps = it->second.hard_ulps;
-      }
-      require_why(ts.tolerance, t.dtype, path + "/tolerance", "", style);
-      if (const auto it = c.tolerance.find(ts.name); it != c.tolerance.end())
-        require_why(it->second, t.dtype, k.json_path + "/cases", fmt::format("case '{}', the tolerance of '{}': ", c.name, ts.name), style);
-      if (spec.atol) t.tolerance.atol = *spec.atol;
-      if (spec.rtol) t.tolerance.rtol = *spec.rtol;
-      if (spec.ulps) t.tolerance.ulps = *spec.ulps;
-      if (spec.max_mismatch_fraction) t.tolerance.max_mismatch_fraction = *spec.max_mismatch_fraction;
-      if (spec.hard_ulps) t.tolerance.hard_ulps = *spec.hard_ulps;
-    }
-    plan.tensors.push_back(t);
+namespace {
+
+void plan_shape(const TensorSpec& ts, const Params& p, const std::string& path, TensorPlan& t) {
+  t.numel = 1;
+  for (size_t d = 0; d < ts.shape.size(); ++d) {
+    t.shape.push_back(eval_int_at(ts.shape[d], p, fmt::format("{}/shape/{}", path, d), 0));
+    if (t.shape.back() > 0 && t.numel > kMaxElements / t.shape.back())
+      throw PlanError(fmt::format("{}/shape/{}", path, d), fmt::format("the shape has more than {} elements", kMaxElements));
+    t.numel *= t.shape.back();
   }
-  // Rules may name any tensor of the kernel, so they are planned once every tensor is.
-  for (size_t i = 0; i < k.tensors.size(); ++i)
-    for (const CheckSpec& spec : k.tensors[i].checks)
-      plan.tensors[i].checks.push_back(plan_check(spec, plan, i, p, fmt::format("{}/tensors/{}/{}", k.json_path, i, spec.field)));
+}
+
+void plan_init(const GeneratorSpec& init, const Params& p, const std::string& path, TensorPlan& t) {
+  t.init.kind = init.kind;
+  t.init.reference = init.reference;
+  t.init.output = init.output;
+  for (const auto& [field, text] : init.fields) {
+    t.init.fields[field] = eval_at(text, p, path + "/init/" + field);
+    // A fill may be -inf, +inf or nan on purpose (a float tensor's constant or values); a
+    // distribution's bounds may not.
+    const bool fill = (t.init.kind == "constant" || t.init.kind == "values") && is_float(t.dtype);
+    if (!std::isfinite(t.init.fields[field]) && !fill)
+      throw PlanError(path + "/init/" + field, fmt::format("evaluates to {}: the inputs would not be numbers", t.init.fields[field]));
+  }
+  if (t.init.kind == "values" && t.init.fields.size() != static_cast<size_t>(t.numel))
+    throw PlanError(path + "/init/values", fmt::format("lists {} value(s) for a tensor of {} element(s)", t.init.fields.size(), t.numel));
+  if (t.init.kind == "int" && std::ceil(t.init.fields["low"]) > std::floor(t.init.fields["high"]))
+    throw PlanError(path + "/init", fmt::format("int generator: no integer between low {} and high {}", t.init.fields["low"], t.init.fields["high"]));
+}
+
+// An output's tolerance: the dtype's default, then the tensor's, then the case's, field by field.
+Tolerance plan_tolerance(const KernelSpec& k, const CaseSpec& c, const TensorSpec& ts, DType dtype, const std::string& path,
+                         std::vector<PlanError>* style) {
+  Tolerance tol = default_tolerance(dtype);
+  ToleranceSpec spec = ts.tolerance;
+  const auto own = c.tolerance.find(ts.name);
+  if (own != c.tolerance.end()) {
+    if (own->second.atol) spec.atol = own->second.atol;
+    if (own->second.rtol) spec.rtol = own->second.rtol;
+    if (own->second.ulps) spec.ulps = own->second.ulps;
+    if (own->second.max_mismatch_fraction) spec.max_mismatch_fraction = own->second.max_mismatch_fraction;
+    if (own->second.hard_ulps) spec.hard_ulps = own->second.hard_ulps;
+  }
+  require_why(ts.tolerance, dtype, path + "/tolerance", "", style);
+  if (own != c.tolerance.end())
+    require_why(own->second, dtype, k.json_path + "/cases", fmt::format("case '{}', the tolerance of '{}': ", c.name, ts.name), style);
+  if (spec.atol) tol.atol = *spec.atol;
+  if (spec.rtol) tol.rtol = *spec.rtol;
+  if (spec.ulps) tol.ulps = *spec.ulps;
+  if (spec.max_mismatch_fraction) tol.max_mismatch_fraction = *spec.max_mismatch_fraction;
+  if (spec.hard_ulps) tol.hard_ulps = *spec.hard_ulps;
+  return tol;
+}
+
+TensorPlan plan_tensor(const KernelSpec& k, const CaseSpec& c, size_t i, std::vector<PlanError>* style) {
+  const TensorSpec& ts = k.tensors[i];
+  const std::string path = fmt::format("{}/tensors/{}", k.json_path, i);
+  TensorPlan t;
+  t.name = ts.name;
+  t.role = ts.role;
+  const std::string dt = substitute_params(ts.dtype, c.params, path + "/dtype");
+  const auto parsed = parse_dtype(dt);
+  if (!parsed) throw PlanError(path + "/dtype", "unknown dtype '" + dt + "' (expected one of: " + dtype_list() + ")");
+  t.dtype = *parsed;
+  plan_shape(ts, c.params, path, t);
+  t.deterministic = ts.deterministic;
+  t.offset_bytes = plan_offset(k, c, ts, t.dtype, path);
+  if (ts.init) plan_init(*ts.init, c.params, path, t);
+  if (ts.role != Role::in) t.tolerance = plan_tolerance(k, c, ts, t.dtype, path, style);
+  return t;
+}
+
+// A case's tolerances name outputs and its offsets tensors of the kernel.
+void check_case_names(const KernelSpec& k, const CaseSpec& c, const CasePlan& plan) {
   for (const auto& [name, tol] : c.tolerance) {
     bool found = false;
     for (const TensorPlan& t : plan.tensors) found |= (t.name == name && t.role != Role::in);
@@ -200,6 +207,22 @@ CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError
   for (const auto& offset : c.offset_bytes)
     if (std::none_of(plan.tensors.begin(), plan.tensors.end(), [&](const TensorPlan& t) { return t.name == offset.first; }))
       throw PlanError(k.json_path + "/cases", "case '" + c.name + "' sets offset_bytes for '" + offset.first + "', which is not a tensor");
+}
+
+}  // namespace
+
+CasePlan plan_case(const KernelSpec& k, const CaseSpec& c, std::vector<PlanError>* style) {
+  CasePlan plan;
+  plan.kernel = k.name;
+  plan.case_name = c.name;
+  plan.params = c.params;
+  const Params& p = c.params;
+  for (size_t i = 0; i < k.tensors.size(); ++i) plan.tensors.push_back(plan_tensor(k, c, i, style));
+  // Rules may name any tensor of the kernel, so they are planned once every tensor is.
+  for (size_t i = 0; i < k.tensors.size(); ++i)
+    for (const CheckSpec& spec : k.tensors[i].checks)
+      plan.tensors[i].checks.push_back(plan_check(spec, plan, i, p, fmt::format("{}/tensors/{}/{}", k.json_path, i, spec.field)));
+  check_case_names(k, c, plan);
   for (size_t i = 0; i < k.args.size(); ++i) plan.args.push_back(plan_arg(k.args[i], plan, p, fmt::format("{}/args/{}", k.json_path, i)));
   eval_dims(k.launch.grid, p, k.json_path + "/launch/grid", plan.grid);
   eval_dims(k.launch.block, p, k.json_path + "/launch/block", plan.block);

@@ -284,6 +284,33 @@ ReferenceLibrary build_reference_library(const std::string& file, const Referenc
   return build_reference_libraries({file}, one).at(0);
 }
 
+namespace {
+
+// The libraries to build, the largest file first.
+std::vector<size_t> largest_first(const std::vector<std::string>& files, const std::vector<std::optional<LibraryPlan>>& plans,
+                                  const std::vector<ReferenceLibrary>& out) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (plans[i] && !out[i].cached) order.push_back(i);
+  std::vector<uintmax_t> sizes(files.size(), 0);
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    sizes[i] = fs::file_size(files[i], ec);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  return order;
+}
+
+// Every repair reaches every library built here, once.
+void note_repairs(std::vector<ReferenceLibrary>& out, const std::vector<std::string>& repairs) {
+  for (ReferenceLibrary& lib : out)
+    if (!lib.cached)
+      for (const std::string& r : repairs)
+        if (std::find(lib.notes.begin(), lib.notes.end(), r) == lib.notes.end()) lib.notes.push_back(r);
+}
+
+}  // namespace
+
 std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::string>& files, const ReferenceBuildOptions& opt,
                                                         const LibraryReady& on_ready) {
   std::vector<ReferenceLibrary> out(files.size());
@@ -331,16 +358,7 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   // when the cases waiting for it can start (on 16 cores a cold --all spent 37-48 s here). But
   // the early compiles, without the header, take the smallest: their libraries are ready in
   // seconds, and their cases run while the header and the large ones are made.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < files.size(); ++i)
-    if (plans[i] && !out[i].cached) order.push_back(i);
-  std::vector<uintmax_t> sizes(files.size(), 0);
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::error_code ec;
-    sizes[i] = fs::file_size(files[i], ec);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
-  SizeOrderedFiles queue(std::move(order));
+  SizeOrderedFiles queue(largest_first(files, plans, out));
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
     pool.emplace_back([&] {
@@ -361,10 +379,7 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   // A repair noted after a library was delivered (the object, made by the first build) reaches
   // the libraries in the result all the same.
   for (std::string& r : take_cache_repairs()) repairs.push_back(std::move(r));
-  for (ReferenceLibrary& lib : out)
-    if (!lib.cached)
-      for (const std::string& r : repairs)
-        if (std::find(lib.notes.begin(), lib.notes.end(), r) == lib.notes.end()) lib.notes.push_back(r);
+  note_repairs(out, repairs);
   return out;
 }
 

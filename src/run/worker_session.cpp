@@ -255,99 +255,100 @@ std::optional<DeviceInfo> WorkerSession::start(std::string* why) {
   return dev;
 }
 
+bool WorkerSession::sent(const std::string& request, CaseResult& r, double* start_ms) {
+  std::string why;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!worker_) {
+      const auto t_start = Clock::now();
+      const bool started = start(&why).has_value();
+      *start_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+      if (!started) {
+        r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
+        r.message = "worker could not open the device: " + why;
+        return false;
+      }
+    }
+    if (worker_->write_line(request)) return true;
+    why = with_output("could not send the case to the worker", *worker_);
+    discard();
+  }
+  r.message = why;
+  return false;
+}
+
+bool WorkerSession::answered(const CaseJob& job, const std::string& id, const CaseTimeouts& timeouts, CaseResult& r) {
+  PhaseClockOfCase clock(timeouts);
+  int ignored = 0;
+  size_t ignored_bytes = 0;
+  std::optional<CaseResult> checked;  // the verdict before --time's launches
+  auto lost = [&]() {
+    note_ignored(r, ignored);
+    discard();
+    return false;
+  };
+  for (;;) {
+    std::string line;
+    bool stopped = false;
+    uint64_t held = 0;
+    const auto rd = read_or_stop(*worker_, line, clock.deadline(), &stopped, launch_.memory_limit, &held);
+    if (held > 0) {
+      fill_memory_case(r, *worker_, held, launch_.memory_limit);
+      if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
+      return lost();
+    }
+    if (rd != Subprocess::Read::line) {
+      const double ms_in_phase = clock.ms_in_phase();  // before the kill, which a wrapper can make slow
+      fill_lost_case(r, *worker_, rd, stopped, clock.limit_s(), clock.phase());
+      if (r.status == Status::TIMEOUT && clock.phase() == kPhaseKernel) r.timings.kernel_ms = ms_in_phase;
+      if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
+      if (before_the_kernel(clock.phase())) blame_the_setup(r, clock.phase());
+      if (checked && r.status == Status::TIMEOUT) r = keep_the_verdict(*checked, clock.limit_s(), job.time_launches);
+      return lost();
+    }
+    // Anything but this request's JSON answer (a kernel printing on the descriptor, garbage
+    // included) is ignored and counted, never taken as the harness's error.
+    const json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!answers(msg, id)) {
+      ++ignored;
+      ignored_bytes += line.size() + 1;
+      if (ignored_bytes > Subprocess::kMaxProtocolLine) {  // a flood: the parent will not read it all
+        fill_flooded_case(r, *worker_, ignored_bytes);
+        return lost();
+      }
+      continue;
+    }
+    const CaseAnswer answer = msg.get<CaseAnswer>();
+    if (!answer.result) {  // "started", or the part of the case it runs now
+      if (answer.header.type == "phase") clock.enter(answer.phase);
+      if (answer.checked) checked = check_record(*answer.checked, job);
+      continue;
+    }
+    r = check_record(*answer.result, job);
+    note_ignored(r, ignored);
+    return true;
+  }
+}
+
 CaseResult WorkerSession::run(const CaseJob& job, const CaseTimeouts& timeouts) {
   const auto t0 = Clock::now();
   CaseResult r = job_result(job);
   double worker_start_ms = 0;
-  auto finish = [&](CaseResult res) {
-    res.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    res.timings.worker_start_ms = worker_start_ms;
-    return res;
-  };
+  bool kept = false;  // the worker answered and stays for the next case
   try {
-    std::string why;
     const std::string id = request_id();
-    const std::string request = json(CaseRequest{false, id, job.kernel, job.case_name, job, ""}).dump();
-    // A worker that died while idle (killed from outside) is replaced once.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      if (!worker_) {
-        const auto t_start = Clock::now();
-        const bool started = start(&why).has_value();
-        worker_start_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-        if (!started) {
-          r.status = interrupt_signal() ? Status::NOT_RUN : Status::ERROR;
-          r.message = "worker could not open the device: " + why;
-          return finish(r);
-        }
-      }
-      if (worker_->write_line(request)) break;
-      why = with_output("could not send the case to the worker", *worker_);
-      discard();
+    if (sent(json(CaseRequest{false, id, job.kernel, job.case_name, job, ""}).dump(), r, &worker_start_ms)) {
+      history_.push_back(job.kernel + " / " + job.case_name);
+      kept = answered(job, id, timeouts, r);
     }
-    if (!worker_) {
-      r.message = why;
-      return finish(r);
-    }
-    history_.push_back(job.kernel + " / " + job.case_name);
-    PhaseClockOfCase clock(timeouts);
-    int ignored = 0;
-    size_t ignored_bytes = 0;
-    std::optional<CaseResult> checked;  // the verdict before --time's launches
-    for (;;) {
-      std::string line;
-      bool stopped = false;
-      uint64_t held = 0;
-      const auto rd = read_or_stop(*worker_, line, clock.deadline(), &stopped, launch_.memory_limit, &held);
-      if (held > 0) {
-        fill_memory_case(r, *worker_, held, launch_.memory_limit);
-        if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
-        note_ignored(r, ignored);
-        discard();
-        return finish(r);
-      }
-      if (rd != Subprocess::Read::line) {
-        const double ms_in_phase = clock.ms_in_phase();  // before the kill, which a wrapper can make slow
-        fill_lost_case(r, *worker_, rd, stopped, clock.limit_s(), clock.phase());
-        if (r.status == Status::TIMEOUT && clock.phase() == kPhaseKernel) r.timings.kernel_ms = ms_in_phase;
-        if (clock.phase() == kPhaseReference) blame_the_reference(r, job.reference);
-        if (before_the_kernel(clock.phase())) blame_the_setup(r, clock.phase());
-        if (checked && r.status == Status::TIMEOUT) r = keep_the_verdict(*checked, clock.limit_s(), job.time_launches);
-        note_ignored(r, ignored);
-        discard();
-        return finish(r);
-      }
-      // Anything but this request's JSON answer (a kernel printing on the descriptor, garbage
-      // included) is ignored and counted, never taken as the harness's error.
-      const json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!answers(msg, id)) {
-        ++ignored;
-        ignored_bytes += line.size() + 1;
-        if (ignored_bytes > Subprocess::kMaxProtocolLine) {  // a flood: the parent will not read it all
-          fill_flooded_case(r, *worker_, ignored_bytes);
-          note_ignored(r, ignored);
-          discard();
-          return finish(r);
-        }
-        continue;
-      }
-      const CaseAnswer answer = msg.get<CaseAnswer>();
-      if (!answer.result) {  // "started", or the part of the case it runs now
-        if (answer.header.type == "phase") clock.enter(answer.phase);
-        if (answer.checked) checked = check_record(*answer.checked, job);
-        continue;
-      }
-      r = check_record(*answer.result, job);
-      break;
-    }
-    note_ignored(r, ignored);
   } catch (const std::exception& e) {
     r.status = Status::ERROR;
     r.message = std::string("harness error: ") + e.what();
     discard();
-    return finish(r);
   }
-  if (r.status != Status::PASS && r.status != Status::SKIP) close();
-  return finish(r);
+  if (kept && r.status != Status::PASS && r.status != Status::SKIP) close();
+  r.timings.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  r.timings.worker_start_ms = worker_start_ms;
+  return r;
 }
 
 void WorkerSession::close() {

@@ -60,6 +60,12 @@ class WorkerSession {
   void close();
 
  private:
+  // Hands request to the worker, starting one first (again once, when the one there died idle);
+  // false, with r saying why, when none took it.
+  bool sent(const std::string& request, CaseResult& r, double* start_ms);
+  // Reads the worker's messages for request id until its result; false, with r saying how the
+  // case was lost (a timeout, a crash, a flood, the memory limit), when the worker was discarded.
+  bool answered(const CaseJob& job, const std::string& id, const CaseTimeouts& timeouts, CaseResult& r);
   void discard();  // kills and reaps the worker
   WorkerLaunch launch_;
   std::unique_ptr<LiveWorkerMark> alive_;  // held from before the worker starts until it is reaped
