@@ -1,6 +1,10 @@
 // --compile-only end to end: targets compiled with no device, and a compiler that aborts (Debian's
 // hipRTC for gfx942) costing one compile, reported, while hkcheck goes on.
 #include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <filesystem>
+#include <csignal>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -167,6 +171,48 @@ TEST_F(CompileOnly, EachTargetGetsItsOwnKernelsAndDefines) {
 }
 
 #endif
+
+// Ctrl-C during a compile that never ends: the compile is ended, it and the compiles not started
+// are NOT_RUN, the reports are written and hkcheck exits 130, as a run does. The fake worker
+// stands in for the compile worker, so no compiler is needed.
+TEST_F(CompileOnly, InterruptedCompilesAreNotRunAndTheReportsAreWritten) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const char* name : {"hang", "ok1", "ok2"}) {
+    dir.write(std::string("m/") + name + ".cu", "#include \"hkcheck.h\"\n");
+    kernels.push_back({{"name", name}, {"source", std::string(name) + ".cu"}, {"entry", "k"}, {"reference", "relu"},
+                       {"cases", {{{"name", "one"}, {"params", {{"n", 4}}}}}},
+                       {"tensors", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "in"}}, {{"name", "y"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "out"}}}},
+                       {"args", {"y", "x"}},
+                       {"launch", {{"grid", {1}}, {"block", {32}}}}});
+  }
+  dir.write("m/k.json", nlohmann::json{{"hkcheck_manifest", 1}, {"kernels", kernels}}.dump());
+  const std::string pids = dir.path() + "/pids", out = dir.path() + "/out";
+  std::filesystem::create_directories(pids);
+  setenv("HKCHECK_FAKE_WORKER_PID_DIR", pids.c_str(), 1);
+  Subprocess p({HKCHECK_PATH, "--compile-only", "--arch", "sm_90", "--worker-exe", FAKE_WORKER_PATH, "--jobs", "1", "--no-cache",
+                "--manifests", dir.path() + "/m", "--out", out},
+               3);
+  unsetenv("HKCHECK_FAKE_WORKER_PID_DIR");
+  pid_t worker = 0;  // the compile worker, once it has said hello and been sent the first file
+  for (int i = 0; i < 6000 && !worker; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& e : std::filesystem::directory_iterator(pids)) worker = std::stoi(e.path().filename().string());
+  }
+  ASSERT_NE(worker, 0) << p.output_tail(4000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(p.pid(), SIGINT);
+  ASSERT_TRUE(p.wait_for(std::chrono::seconds(60))) << "hkcheck did not stop on SIGINT\n" << p.output_tail(4000);
+  const ExitStatus st = p.wait();
+  EXPECT_TRUE(st.exited && st.code == 130) << st.describe() << "\n" << p.output_tail(4000);
+  EXPECT_TRUE(test::gone_within(worker, 10000)) << "the compile worker outlived hkcheck";
+  const json r = json::parse(read_file(out + "/test_results.json"));
+  EXPECT_EQ(r["run"]["interrupted"], "SIGINT");
+  ASSERT_EQ(r["cases"].size(), 3u);
+  for (const json& c : r["cases"]) {
+    EXPECT_EQ(c["status"], "NOT_RUN") << c.dump();
+    EXPECT_NE(c["message"].get<std::string>().find("interrupted by SIGINT"), std::string::npos) << c.dump();
+  }
+}
 
 TEST_F(CompileOnly, UsageErrorsExitTwo) {
   EXPECT_EQ(run({"rmsnorm"}), 2) << "--compile-only without --arch";

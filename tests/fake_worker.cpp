@@ -12,11 +12,14 @@
 // would; --backend no_protocol says a hello that names no version, as a binary older than versions.
 // setup_hang hangs before its kernel's first launch (a compile that never ends); timing_hang
 // passes, then hangs in --time's launches.
+// With --compile-worker it speaks the compile worker's protocol instead: every file compiles,
+// but one whose path holds "hang" never finishes.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -28,10 +31,33 @@
 
 #include "platform/backend.h"
 #include "contracts/case_job.h"
+#include "contracts/compile_messages.h"
 #include "contracts/worker_protocol.h"
 #include "contracts/result.h"
 
 using nlohmann::json;
+
+namespace {
+
+int compile_worker(const std::function<void(const json&)>& send) {
+  hk::WorkerHello hello;
+  hello.ok = true;
+  hello.compiler = "fake compiler 1.0";
+  send(hello);
+  for (std::string line; std::getline(std::cin, line);) {
+    const hk::CompileJob job = json::parse(line).get<hk::CompileJob>();
+    if (job.source.find("hang") != std::string::npos) std::this_thread::sleep_for(std::chrono::hours(1));
+    hk::CompileAnswer a;
+    a.id = job.id;
+    a.ok = true;
+    a.bytes = 64;
+    for (const std::string& e : job.entries) a.symbols[e] = e;
+    send(a);
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int fd = 3;
@@ -46,6 +72,8 @@ int main(int argc, char** argv) {
     std::fprintf(out, "%s\n", j.dump().c_str());
     std::fflush(out);
   };
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--compile-worker") return compile_worker(send);
   hk::WorkerHello hello;
   if (mode == "no_device") {
     hello.error = "fake: no device";

@@ -23,6 +23,7 @@
 #include "contracts/worker_protocol.h"
 #include "platform/hiprtc_root.h"
 #include "model/kernel_params.h"
+#include "process/interrupt.h"
 #include "process/orphans.h"
 #include "check/apply_expectation.h"
 #include "model/expectation.h"
@@ -194,6 +195,9 @@ WorkerHello read_hello(const std::string& line) {
 class CompilerProcess {
  public:
   CompilerProcess(const CompileOnlyOptions& opt, std::string arch, CompileMemo& memo) : opt_(opt), arch_(std::move(arch)), memo_(memo) {}
+  ~CompilerProcess() { end(); }
+  CompilerProcess(const CompilerProcess&) = delete;
+  CompilerProcess& operator=(const CompilerProcess&) = delete;
 
   // Fills r with the verdict of compiling item.
   void compile(const CompileItem& item, CaseResult& r) {
@@ -233,7 +237,13 @@ class CompilerProcess {
     const double limit_s = std::max(opt_.timeout_s, item.kernel->timeout.value_or(0.0));
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(limit_s * 1000));
     std::string line;
-    const auto rd = proc_->read_line(line, deadline);
+    const auto rd = read_unless_interrupted(line, deadline);
+    if (interrupt_signal()) {  // the run stops: this compile is not judged, and its worker goes
+      end();
+      r.status = Status::NOT_RUN;
+      r.message = "not finished: the run was interrupted by " + signal_label(interrupt_signal());
+      return std::nullopt;
+    }
     if (rd != Subprocess::Read::line) {
       if (rd == Subprocess::Read::timeout) proc_->kill();
       const ExitStatus st = proc_->wait();
@@ -242,7 +252,7 @@ class CompilerProcess {
                                                   : "the compiler crashed (" + st.describe() + ")";
       const std::string tail = proc_->output_tail(2000);
       if (!tail.empty()) r.message += "; its output: " + tail;
-      proc_.reset();
+      end();
       return std::nullopt;
     }
     CompileAnswer res;
@@ -254,6 +264,15 @@ class CompilerProcess {
     if (res.id != job.id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.ms;
     return res;
+  }
+
+  // The worker's answer by deadline, in steps that look for an interrupt between them.
+  Subprocess::Read read_unless_interrupted(std::string& line, Clock::time_point deadline) {
+    for (;;) {
+      const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+      const Subprocess::Read rd = proc_->read_line(line, step);
+      if (rd != Subprocess::Read::timeout || Clock::now() >= deadline || interrupt_signal()) return rd;
+    }
   }
 
   // The verdict of item's entry from the answer for its file.
@@ -294,6 +313,7 @@ class CompilerProcess {
       if (!opt_.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt_.project_root});
       const std::vector<std::string> env = {opt_.cache_dir.empty() ? "AMD_COMGR_CACHE=0" : "AMD_COMGR_CACHE_DIR=" + opt_.cache_dir + "/comgr"};
       proc_ = std::make_unique<Subprocess>(argv, kWorkerProtocolFd, hiprtc ? env : std::vector<std::string>{});
+      add_running_worker(proc_->pid());  // a second signal ends its process group at once
       std::string line;
       if (proc_->read_line(line, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds))) !=
           Subprocess::Read::line) {
@@ -310,9 +330,15 @@ class CompilerProcess {
     } catch (const std::exception& e) {
       r.status = Status::ERROR;
       r.message = fmt::format("no {} compiler for {}: {}", backend, arch_, e.what());
-      proc_.reset();
+      end();
       return false;
     }
+  }
+
+  // The worker ended (its destructor kills and reaps it) and no longer a second signal's to kill.
+  void end() {
+    if (proc_) remove_running_worker(proc_->pid());
+    proc_.reset();
   }
 
   const CompileOnlyOptions& opt_;
@@ -349,7 +375,10 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
     for (size_t i; (i = next++) < items.size();) {
       const CompileItem& item = items[i];
       CaseResult r = blank_compile_result(item);
-      if (!item.plan_error.empty()) {
+      if (interrupt_signal()) {
+        r.status = Status::NOT_RUN;
+        r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+      } else if (!item.plan_error.empty()) {
         r.message = item.plan_error;
       } else if (!item.not_for_vendor.empty()) {
         r.status = Status::SKIP;
@@ -409,10 +438,16 @@ int compile_only_command(const std::vector<const KernelSpec*>& kernels, const Co
   run.device->runtime_version = names;
   run.device->note = "compiled with " + (names.empty() ? std::string("no compiler") : names);
   run.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const int sig = interrupt_signal();
+  if (sig) run.interrupted = signal_label(sig);
   std::string err;
   if (!reporters.run_finished(run, results, &err)) {
     fmt::print(stderr, "hkcheck: cannot write the reports: {}\n", err);
     return kExitUsage;
+  }
+  if (sig) {
+    fmt::print(stderr, "hkcheck: interrupted by {}; {} configuration(s) not compiled\n", run.interrupted, count_results(results)[Status::NOT_RUN]);
+    return 128 + sig;
   }
   return verdicts_exit_code(count_results(results));
 }

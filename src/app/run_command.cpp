@@ -472,6 +472,7 @@ int compile_only_mode(Settings& s) {
                sel->case_count(), fmt::join(s.archs, ", "), jobs);
   RunInfo info = run_info(s.argv, sel->loaded.errors);
   info.spec = spec_from_settings(s, sel->seeds, sel->project.references);
+  install_interrupt_handlers();  // Ctrl-C stops the compiles and still writes the reports, as a run does
   const int rc = compile_only_command(sel->selection.kernels,
                                       CompileOnlyOptions{s.worker_exe.empty() ? s.self_exe : s.worker_exe, s.archs, jobs, s.compile_timeout, s.host, s.hiprtc_root,
                                                          s.cache_dir, absolute_project_folder(*sel)},

@@ -1,18 +1,15 @@
 // Every backend hkcheck knows, one row each: its name and the names of its vendor and compiler as
-// manifests, options and results spell them, how its device and compiler open, and what it can do.
+// manifests, options and results spell them, and what it can do; how each opens its device and
+// its compiler is platform/backend_open.cpp's, one opener per row.
 // Code outside this table and backends/ asks a row instead of comparing names (a test holds it:
-// tests/backend_names_check.py), so a fourth backend is a row here and a folder under backends/.
+// tests/backend_names_check.py), so a fourth backend is a row here, its opener and a folder
+// under backends/.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace hk {
-
-class Backend;
-class Compiler;
-struct HostOptions;
 
 enum class BackendId { cuda, hip, host };
 
@@ -42,10 +39,7 @@ struct BackendRow {
   bool cpu;             // kernels run on this machine's CPU: no device memory, host profiles, tier "small"
   bool sanitizer;       // compute-sanitizer can follow its workers (--sanitize)
   bool compiles_ahead;  // a run compiles upcoming kernels in processes of their own
-  bool built;           // compiled into this binary
-  // Each defined under backends/; nullptr when not built. device: its index; arch: the target.
-  std::unique_ptr<Backend> (*open_device)(int device, const HostOptions& host);
-  std::unique_ptr<Compiler> (*open_compiler)(const std::string& arch, const HostOptions& host, const std::string& hiprtc_root);
+  bool built;           // compiled into this binary: platform/backend_open.cpp opens it
 };
 
 // The rows, in the order --backend auto tries them (the host last).
