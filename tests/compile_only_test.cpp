@@ -181,7 +181,7 @@ TEST_F(CompileOnly, InterruptedCompilesAreNotRunAndTheReportsAreWritten) {
     dir.write(std::string("m/") + name + ".cu", "#include \"hkcheck.h\"\n");
     kernels.push_back({{"name", name}, {"source", std::string(name) + ".cu"}, {"entry", "k"}, {"reference", "relu"},
                        {"cases", {{{"name", "one"}, {"params", {{"n", 4}}}}}},
-                       {"tensors", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "in"}}, {{"name", "y"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "out"}}}},
+                       {"tensors", {{{"name", "x"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "in"}, {"init", {{"kind", "normal"}}}}, {{"name", "y"}, {"dtype", "f32"}, {"shape", {"n"}}, {"role", "out"}}}},
                        {"args", {"y", "x"}},
                        {"launch", {{"grid", {1}}, {"block", {32}}}}});
   }
@@ -195,7 +195,7 @@ TEST_F(CompileOnly, InterruptedCompilesAreNotRunAndTheReportsAreWritten) {
   unsetenv("HKCHECK_FAKE_WORKER_PID_DIR");
   pid_t worker = 0;  // the compile worker, once it has said hello and been sent the first file
   for (int i = 0; i < 6000 && !worker; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (p.wait_for(std::chrono::milliseconds(50))) break;  // ended before it compiled anything
     for (const auto& e : std::filesystem::directory_iterator(pids)) worker = std::stoi(e.path().filename().string());
   }
   ASSERT_NE(worker, 0) << p.output_tail(4000);
