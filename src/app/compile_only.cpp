@@ -32,6 +32,7 @@
 #include "platform/targets.h"
 #include "util/text_bound.h"
 #include "platform/backend_table.h"
+#include "util/threads.h"
 
 namespace hk {
 namespace {
@@ -408,9 +409,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
       results[i] = std::move(r);
     }
   };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(opt.jobs, 1); ++t) threads.emplace_back(pool_thread);
-  for (auto& t : threads) t.join();
+  on_threads(std::max(opt.jobs, 1), [&](int) { pool_thread(); });
   if (compilers) *compilers = memo.compilers;
   return results;
 }

@@ -34,6 +34,7 @@
 #include "contracts/race_report.h"
 #include "platform/host_profile.h"
 #include "process/memory_limit.h"
+#include "util/threads.h"
 
 namespace hk {
 namespace {
@@ -282,13 +283,8 @@ class HostBackend final : public Backend {
     };
     if (races_) races_->begin_launch(watched_buffers(), gdim, bdim, profile_.warp_size);
     const int64_t workers = std::min<int64_t>(threads_, blocks);
-    if (workers <= 1) {
-      work();
-    } else {
-      std::vector<std::thread> pool;
-      for (int64_t i = 0; i < workers; ++i) pool.emplace_back(work);
-      for (auto& t : pool) t.join();
-    }
+    if (workers <= 1) work();  // the blocks on the calling thread
+    else on_threads(static_cast<int>(workers), [&](int) { work(); });
     // A barrier deadlock is the host's picture of a hang: the launch is as unusable as after a fault.
     if (failed) throw BackendError(error, true);
     if (races_)

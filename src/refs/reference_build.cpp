@@ -23,6 +23,7 @@
 #include "process/private_folder.h"
 #include "select/root_relative.h"
 #include "refs/runtime_references.h"
+#include "util/threads.h"
 
 #ifndef HKCHECK_EIGEN_INCLUDE
 #define HKCHECK_EIGEN_INCLUDE "/usr/include/eigen3"
@@ -359,21 +360,18 @@ std::vector<ReferenceLibrary> build_reference_libraries(const std::vector<std::s
   // the early compiles, without the header, take the smallest: their libraries are ready in
   // seconds, and their cases run while the header and the large ones are made.
   SizeOrderedFiles queue(largest_first(files, plans, out));
-  std::vector<std::thread> pool;
-  for (int j = 0; j < std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))); ++j)
-    pool.emplace_back([&] {
-      for (;;) {
-        bool took_early = false;
-        const std::string header = stopped() ? "" : header_for_compile(pch ? &*pch : nullptr, early, &took_early);
-        const std::optional<size_t> i = took_early ? queue.smallest() : queue.largest();
-        if (i && stopped()) out[*i].log = "not built: the run ended before it needed this library";
-        else if (i) out[*i] = cached_or_built(*plans[*i], *setting, files[*i], header);
-        if (took_early) early.give_back();
-        if (!i) return;
-        deliver(*i);
-      }
-    });
-  for (std::thread& t : pool) t.join();
+  on_threads(std::max(1, std::min<int>(opt.jobs, static_cast<int>(files.size()))), [&](int) {
+    for (;;) {
+      bool took_early = false;
+      const std::string header = stopped() ? "" : header_for_compile(pch ? &*pch : nullptr, early, &took_early);
+      const std::optional<size_t> i = took_early ? queue.smallest() : queue.largest();
+      if (i && stopped()) out[*i].log = "not built: the run ended before it needed this library";
+      else if (i) out[*i] = cached_or_built(*plans[*i], *setting, files[*i], header);
+      if (took_early) early.give_back();
+      if (!i) return;
+      deliver(*i);
+    }
+  });
   if (context_object.joinable()) context_object.join();
   pch.reset();  // a header still being made is finished, not left to a thread of its own
   // A repair noted after a library was delivered (the object, made by the first build) reaches

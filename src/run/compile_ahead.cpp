@@ -12,6 +12,7 @@
 #include "contracts/worker_protocol.h"
 #include "util/file_util.h"
 #include "process/subprocess.h"
+#include "util/threads.h"
 
 namespace hk {
 namespace {
@@ -110,9 +111,7 @@ CompileAhead::CompileAhead(CompileAheadOptions opt, std::function<std::vector<Co
     jobs_count_ = static_cast<int>(jobs_.size());
     processes_ = processes;
     running_ += processes;
-    std::vector<std::thread> feeders;
-    for (int i = 0; i < processes; ++i) feeders.emplace_back([this] { feed(); });
-    for (std::thread& t : feeders) t.join();
+    on_threads(processes, [this](int) { feed(); });
     --running_;
   });
 }

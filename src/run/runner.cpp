@@ -21,6 +21,7 @@
 #include "contracts/result.h"
 #include "contracts/run_info.h"
 #include "check/verdict_note.h"
+#include "util/threads.h"
 
 namespace hk {
 namespace {
@@ -271,10 +272,8 @@ void Runner::run_all(const std::vector<CaseTask>& tasks, const ResultSink& on_re
       }
     }
   };
-  std::vector<std::thread> threads;
   const size_t wanted = opt_.devices.size() * static_cast<size_t>(opt_.jobs);
-  for (size_t t = 0; t < std::min(wanted, units.size()); ++t) threads.emplace_back(pool_thread, opt_.devices[t % opt_.devices.size()]);
-  for (auto& t : threads) t.join();
+  on_threads(static_cast<int>(std::min(wanted, units.size())), [&](int t) { pool_thread(opt_.devices[static_cast<size_t>(t) % opt_.devices.size()]); });
   if (ahead) {
     ahead->stop();  // its processes are children too: gone before the sweep below
     compiled_ahead_ = ahead->tally();

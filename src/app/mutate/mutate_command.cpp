@@ -24,6 +24,7 @@
 #include "run/run_environment.h"
 #include "run/runner.h"
 #include "platform/backend_table.h"
+#include "util/threads.h"
 
 namespace hk {
 namespace {
@@ -153,14 +154,12 @@ class MutantPool {
       for (size_t j = 0; j < left_[i]; ++j) queue_.push_back({i, j});
       if (left_[i] == 0) print_kernel_line(plan_.records[i]);
     }
-    std::vector<std::thread> threads;
-    for (int t = 0; t < parallel && static_cast<size_t>(t) < queue_.size(); ++t) {
+    on_threads(static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(parallel, 0)), queue_.size())), [&](int t) {
       RunOptions o = base_;
       o.devices = {base_.devices[static_cast<size_t>(t) % base_.devices.size()]};
       o.device = o.devices.front(), o.jobs = per_mutant;
-      threads.emplace_back([this, o] { work(o); });
-    }
-    for (std::thread& t : threads) t.join();
+      work(o);
+    });
   }
 
   bool budget_ran_out() const { return budget_ran_out_; }
