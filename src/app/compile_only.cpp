@@ -33,6 +33,7 @@
 #include "util/text_bound.h"
 #include "platform/backend_table.h"
 #include "util/threads.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -169,7 +170,7 @@ void judge_resources(const CompileItem& item, const EntryResources* res, CaseRes
   const Target* t = find_target(item.arch);
   if (!t || !(r.limit = limit_exceeded(item, k, *t))) return;
   r.status = Status::SKIP;
-  r.reason = "HW_LIMIT";
+  r.reason = reason_name(Reason::HW_LIMIT);
   r.notes.push_back(r.message);
   r.message = fmt::format("{}: requested {}, {} limit {}, over by {}", r.limit->what, r.limit->requested, item.arch, r.limit->limit,
                           r.limit->requested - r.limit->limit);
@@ -383,7 +384,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
         r.message = item.plan_error;
       } else if (!item.not_for_vendor.empty()) {
         r.status = Status::SKIP;
-        r.reason = kNotForVendor;
+        r.reason = reason_name(Reason::NOT_FOR_VENDOR);
         r.message = item.not_for_vendor;
       } else {
         auto& c = compilers[item.arch];
@@ -400,7 +401,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
       // Only a compile failure can be expected of a compile; other expectations need a run. A
       // kernel expected not to compile that compiles may still fail to load (a missing entry),
       // which only a run shows: that is noted, not an XPASS.
-      if (auto e = case_expectation(*item.kernel, *item.first_case, item.arch); e && (e->status == "COMPILE_ERROR" || e->status == "HW_LIMIT")) {
+      if (auto e = case_expectation(*item.kernel, *item.first_case, item.arch); e && (e->status == "COMPILE_ERROR" || e->status == reason_name(Reason::HW_LIMIT))) {
         if (r.status == Status::PASS) r.notes.push_back("expected " + e->status + " (" + e->why + "): it compiles and fits; only a run shows more");
         else r = apply_expectation(r, e);
       }

@@ -32,6 +32,7 @@
 #include "run/sanitize.h"
 #include "util/slug.h"
 #include "platform/backend_table.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -108,7 +109,7 @@ JournalHeader journal_header(const RunInfo& run, const SelectedCases& sel) {
 
 // A journaled result worth keeping: a case that was never run, or skipped for want of a device,
 // runs again.
-bool finished(const CaseResult& r) { return r.status != Status::NOT_RUN && !(r.status == Status::SKIP && r.reason == "NO_DEVICE"); }
+bool finished(const CaseResult& r) { return r.status != Status::NOT_RUN && !(r.status == Status::SKIP && has_reason(r.reason, Reason::NO_DEVICE)); }
 
 // A case that is not given to a worker: kept from the resumed run, or SKIP / NOT_RUN here.
 CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s, const std::optional<CompileTarget>& target,
@@ -120,14 +121,14 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
     r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
   } else if (have_device && !serves_vendor(k, target->vendor)) {
     r = blank_result(k, c, Status::SKIP);
-    r.reason = kNotForVendor, r.message = not_for_vendor_message(k, *target);
+    r.reason = reason_name(Reason::NOT_FOR_VENDOR), r.message = not_for_vendor_message(k, *target);
   } else if (have_device) {
     r = blank_result(k, c, Status::SKIP);
-    r.reason = "TIER";
+    r.reason = reason_name(Reason::TIER);
     r.message = fmt::format("a {} case; this run takes the {} tier (--tier all runs it)", c.tier, s.tier);
   } else {
     r = blank_result(k, c, Status::SKIP);
-    r.reason = "NO_DEVICE", r.message = why;
+    r.reason = reason_name(Reason::NO_DEVICE), r.message = why;
   }
   return r;
 }

@@ -38,7 +38,6 @@ bool section_applies(const std::string& key, const CompileTarget& t);
 
 // Whether k has a file for vendor: a kernel with a single "source" file serves both.
 bool serves_vendor(const KernelSpec& k, const std::string& vendor);
-inline constexpr const char* kNotForVendor = "NOT_FOR_VENDOR";  // the SKIP reason when it has none
 // Why k is not compiled for t (t.vendor's file is missing), for a SKIP's message.
 std::string not_for_vendor_message(const KernelSpec& k, const CompileTarget& t);
 

@@ -1,13 +1,14 @@
 #include "model/expectation.h"
 
 #include "platform/backend_table.h"
+#include "model/status.h"
 
 #include <fmt/format.h>
 
 namespace hk {
 
 const std::vector<std::string>& expectable_statuses() {
-  static const std::vector<std::string> kNames = {"FAIL", "CRASH", "TIMEOUT", "COMPILE_ERROR", "ERROR", "FLAKY", "LEAK", "HW_LIMIT", "TOO_LARGE"};
+  static const std::vector<std::string> kNames = {"FAIL", "CRASH", "TIMEOUT", "COMPILE_ERROR", "ERROR", "FLAKY", "LEAK", reason_name(Reason::HW_LIMIT), reason_name(Reason::TOO_LARGE)};
   return kNames;
 }
 

@@ -76,4 +76,27 @@ std::string counts_line(const Counts& c) {
   return s;
 }
 
+const std::vector<ReasonInfo>& reason_table() {
+  static const std::vector<ReasonInfo> table = {
+      {Reason::HW_LIMIT, "HW_LIMIT", Status::SKIP, false, true, "over a limit of the device (threads, block or grid size, shared memory)"},
+      {Reason::TOO_LARGE, "TOO_LARGE", Status::SKIP, false, true, "the tensors do not fit the device's memory or the worker's"},
+      {Reason::TIER, "TIER", Status::SKIP, true, false, "a large case outside the run's tier"},
+      {Reason::NOT_FOR_VENDOR, "NOT_FOR_VENDOR", Status::SKIP, true, false, "the kernel has the other vendor's file only"},
+      {Reason::GPU_ONLY, "GPU_ONLY", Status::SKIP, false, false, "the manifest marks the kernel GPU-only, and this is the host backend"},
+      {Reason::NO_DEVICE, "NO_DEVICE", Status::SKIP, true, false, "no device the run could use"},
+      {Reason::EMPTY_CASE, "EMPTY_CASE", Status::SKIP, false, false, "every tensor has zero elements: nothing was compared"},
+      {Reason::SETUP_TIMEOUT, "SETUP_TIMEOUT", Status::ERROR, false, false, "the compile or the inputs did not finish: the kernel never ran"},
+      {Reason::MEMORY_LIMIT, "MEMORY_LIMIT", Status::CRASH, false, false, "the worker's processes held more than --memory-limit"},
+  };
+  return table;
+}
+
+const char* reason_name(Reason r) { return reason_table()[static_cast<size_t>(r)].name; }
+
+const ReasonInfo* find_reason(const std::string& name) {
+  for (const ReasonInfo& r : reason_table())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
 }  // namespace hk

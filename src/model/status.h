@@ -50,6 +50,24 @@ struct Counts {
   bool any_failed() const;  // a case whose verdict fails the run
   int judged() const;       // cases whose kernel was checked (not SKIP, not NOT_RUN)
 };
+// Why a case reached its verdict without its outputs being judged: the reasons of SKIP, and of an
+// ERROR or a CRASH the run, not the kernel, caused. A result carries the name (its "reason"
+// field); a name no row has (another hkcheck's) is kept as it came.
+enum class Reason { HW_LIMIT, TOO_LARGE, TIER, NOT_FOR_VENDOR, GPU_ONLY, NO_DEVICE, EMPTY_CASE, SETUP_TIMEOUT, MEMORY_LIMIT };
+struct ReasonInfo {
+  Reason reason;
+  const char* name;
+  Status status;        // the verdict it goes with
+  bool not_for_here;    // the run did not mean to run it here (tier, vendor, no device): not a result to compare
+  bool hardware_limit;  // the case asks more than the device has
+  const char* meaning;  // one line, for the docs
+};
+const std::vector<ReasonInfo>& reason_table();  // in the order of the enum
+const char* reason_name(Reason r);
+const ReasonInfo* find_reason(const std::string& name);  // nullptr when no row has it
+// Whether a result's reason is r.
+inline bool has_reason(const std::string& reason, Reason r) { return reason == reason_name(r); }
+
 // "N cases: a PASS, b FAIL, ..." as the console and the markdown print it: the usual verdicts
 // always, the rare ones only when a case has them.
 std::string counts_line(const Counts& c);

@@ -2,7 +2,7 @@
 // manifests, options and results spell them, and what it can do; how each opens its device and
 // its compiler is platform/backend_open.cpp's, one opener per row.
 // Code outside this table and backends/ asks a row instead of comparing names (a test holds it:
-// tests/backend_names_check.py), so a fourth backend is a row here, its opener and a folder
+// tests/name_tables_check.py), so a fourth backend is a row here, its opener and a folder
 // under backends/.
 #pragma once
 

@@ -7,6 +7,7 @@
 #include "report/markdown_budget.h"
 #include "util/report_text.h"
 #include "select/seed_sweep.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -237,7 +238,7 @@ std::string timing_section(const std::vector<CaseResult>& results) {
 // kernel of the other vendor).
 bool worth_listing(const CaseResult& r) {
   if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
-  return r.status != Status::SKIP || (r.reason != "TIER" && r.reason != "NO_DEVICE" && r.reason != "NOT_FOR_VENDOR");
+  return r.status != Status::SKIP || !(find_reason(r.reason) && find_reason(r.reason)->not_for_here);
 }
 
 // Each case that did not pass, in a row and then in detail, while the budget lasts: the rows may

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "select/case_filter.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -29,7 +30,7 @@ std::string verdict(const CaseResult& c) {
 // never started (interrupted, -x).
 bool not_run(const CaseResult& c) {
   return c.status == Status::NOT_RUN ||
-         (c.status == Status::SKIP && (c.reason == "NO_DEVICE" || c.reason == "TIER" || c.reason == "NOT_FOR_VENDOR"));
+         (c.status == Status::SKIP && find_reason(c.reason) && find_reason(c.reason)->not_for_here);
 }
 
 std::map<CaseKey, const CaseResult*> index(const ResultsDocument& doc, const char* which) {
@@ -43,7 +44,7 @@ std::map<CaseKey, const CaseResult*> index(const ResultsDocument& doc, const cha
 
 bool passed(const CaseResult& c) { return c.status == Status::PASS || c.status == Status::XFAIL; }
 
-bool hardware_limit(const CaseResult& c) { return c.status == Status::SKIP && (c.reason == "HW_LIMIT" || c.reason == "TOO_LARGE"); }
+bool hardware_limit(const CaseResult& c) { return c.status == Status::SKIP && find_reason(c.reason) && find_reason(c.reason)->hardware_limit; }
 
 // A verdict the manifest declares for this device's arch (an expect with "arch"), where the
 // other device passes: a difference of the devices (a wave64 assumption under warps of 32,

@@ -22,6 +22,7 @@
 #include "contracts/run_info.h"
 #include "check/verdict_note.h"
 #include "util/threads.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -77,7 +78,7 @@ class UnitQueue {
 // the plan and the device's limits alone; an interrupted case has no verdict.
 bool worth_rerunning_alone(const CaseResult& r) {
   if (r.status == Status::PASS || r.status == Status::NOT_RUN) return false;
-  return r.status != Status::SKIP || r.reason == "TOO_LARGE";
+  return r.status != Status::SKIP || has_reason(r.reason, Reason::TOO_LARGE);
 }
 
 }  // namespace

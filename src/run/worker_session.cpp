@@ -17,6 +17,7 @@
 #include "check/output_check.h"
 #include "worker/worker.h"
 #include "process/subprocess.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -128,7 +129,7 @@ void blame_the_setup(CaseResult& r, const std::string& phase) {
   if (r.status != Status::CRASH && r.status != Status::TIMEOUT) return;
   const bool timed_out = r.status == Status::TIMEOUT;
   r.status = Status::ERROR;
-  if (timed_out) r.reason = "SETUP_TIMEOUT";
+  if (timed_out) r.reason = reason_name(Reason::SETUP_TIMEOUT);
   r.message = fmt::format("the case's {} {} before the kernel's first launch, so the kernel never ran (not a verdict on it{}): {}",
                           phase == kPhaseCompile ? "compile" : "inputs", timed_out ? "did not finish" : "crashed",
                           timed_out ? "; --compile-timeout bounds it" : "", r.message);
@@ -186,7 +187,7 @@ void fill_memory_case(CaseResult& r, Subprocess& w, uint64_t held, uint64_t limi
   w.kill();
   w.wait();
   r.status = Status::CRASH;
-  r.reason = "MEMORY_LIMIT";
+  r.reason = reason_name(Reason::MEMORY_LIMIT);
   r.message = with_output(fmt::format("the worker's processes held {} of memory, over --memory-limit {}; they were killed",
                                       bytes_text(held), bytes_text(limit)),
                           w);

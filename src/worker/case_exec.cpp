@@ -51,6 +51,7 @@
 #include "refs/runtime_references.h"
 #include "worker/repro_output.h"
 #include "platform/backend_table.h"
+#include "model/status.h"
 
 namespace hk {
 namespace {
@@ -247,7 +248,7 @@ bool fits(CaseRun& c) {
   // Tensors (and their guards) that cannot fit in the device's memory are not attempted.
   for (const TensorPlan& t : c.plan.tensors) c.device_bytes += static_cast<int64_t>(allocation_bytes(t.bytes(), t.offset_bytes));
   if (c.device_bytes > dev.total_memory) {
-    r.reason = "TOO_LARGE";
+    r.reason = reason_name(Reason::TOO_LARGE);
     r.limit = LimitExceeded{"device memory for all tensors and their guards (bytes)", c.device_bytes, dev.total_memory};
     return decided(r, Status::SKIP,
                    fmt::format("the tensors need {} bytes with their guards; the device has {} (over by {})", c.device_bytes,
@@ -279,7 +280,7 @@ bool inputs_made(CaseRun& c) {
 bool compiled(CaseRun& c) {
   CaseResult& r = c.r;
   if (!c.job.gpu_only.empty() && on_cpu(c.be.device().backend)) {
-    r.reason = "GPU_ONLY";
+    r.reason = reason_name(Reason::GPU_ONLY);
     return decided(r, Status::SKIP, "the manifest marks this kernel GPU-only: " + c.job.gpu_only);
   }
   try {
@@ -348,7 +349,7 @@ bool buffers_laid(CaseRun& c, Buffers& buffers) {
       base = buffers.alloc(allocation_bytes(t.bytes(), offset));
     } catch (const BackendError& e) {
       if (e.sticky) throw;
-      c.r.reason = "TOO_LARGE";
+      c.r.reason = reason_name(Reason::TOO_LARGE);
       return decided(c.r, Status::SKIP,
                      fmt::format("the device could not allocate {} bytes for tensor '{}': {}", allocation_bytes(t.bytes(), offset), t.name, e.what()));
     }

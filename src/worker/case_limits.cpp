@@ -6,12 +6,13 @@
 
 #include "platform/backend_table.h"
 #include "process/memory_limit.h"
+#include "model/status.h"
 
 namespace hk {
 
 CaseResult skip_limit(CaseResult r, const std::string& what, int64_t requested, int64_t limit) {
   r.status = Status::SKIP;
-  r.reason = "HW_LIMIT";
+  r.reason = reason_name(Reason::HW_LIMIT);
   r.limit = LimitExceeded{what, requested, limit};
   r.message = fmt::format("{}: requested {}, device limit {}, over by {}", what, requested, limit, requested - limit);
   return r;
@@ -28,7 +29,7 @@ bool over_worker_memory(const CasePlan& plan, const DeviceInfo& dev, int64_t dev
   if (memory <= 0 || needed <= memory) return false;
   const auto as_int = [](double v) { return v >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(v); };
   r.status = Status::SKIP;
-  r.reason = "TOO_LARGE";
+  r.reason = reason_name(Reason::TOO_LARGE);
   r.limit = LimitExceeded{"host memory for the worker's copies of the tensors (bytes)", as_int(needed), as_int(memory)};
   r.message = fmt::format("the worker's copies of the tensors (in double and packed{}) need {:.0f} bytes; this machine has {:.0f} "
                           "(over by {:.0f})",

@@ -1,4 +1,5 @@
 #include "worker/empty_case.h"
+#include "model/status.h"
 
 #include <algorithm>
 
@@ -10,7 +11,7 @@ bool every_tensor_empty(const CasePlan& plan) {
 
 void skip_empty_case(CaseResult& r) {
   r.status = Status::SKIP;
-  r.reason = kEmptyCase;
+  r.reason = reason_name(Reason::EMPTY_CASE);
   r.message = "every tensor of this case has zero elements: nothing was compared, so it proves nothing (the launch wrote "
               "nothing outside the tensors)";
 }

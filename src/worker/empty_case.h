@@ -8,7 +8,6 @@
 
 namespace hk {
 
-inline constexpr const char* kEmptyCase = "EMPTY_CASE";  // the SKIP reason
 
 bool every_tensor_empty(const CasePlan& plan);
 // A passing result of such a case: SKIP EMPTY_CASE, saying why.
