@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 
 namespace hk {
@@ -19,6 +20,22 @@ TEST(Subprocess, EnvironmentOverridesReplaceAndAdd) {
   const ExitStatus st = p.wait();
   EXPECT_TRUE(st.exited && st.code == 0) << st.describe();
   EXPECT_EQ(p.output_tail(100), "kept child new []\n");
+}
+
+// The wait every worker's parent uses: stop() ends it before the deadline, and a line that comes
+// while stop() says no is read as read_line reads it.
+TEST(Subprocess, ReadLineUnlessEndsWhenStopSaysSoAndReadsALineOtherwise) {
+  using Clock = std::chrono::steady_clock;
+  Subprocess silent({"/bin/sh", "-c", "sleep 60"}, 3);
+  int asked = 0;
+  std::string line;
+  const auto t0 = Clock::now();
+  EXPECT_EQ(silent.read_line_unless(line, Clock::now() + std::chrono::seconds(60), [&] { return ++asked > 3; }), Subprocess::Read::timeout);
+  EXPECT_EQ(asked, 4);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(30)) << "the wait ran to its deadline";  // a hang bound: 3 steps of 100 ms
+  Subprocess speaks({"/bin/sh", "-c", "sleep 0.3; echo hello >&3"}, 3);
+  EXPECT_EQ(speaks.read_line_unless(line, Clock::now() + std::chrono::seconds(60), [] { return false; }), Subprocess::Read::line);
+  EXPECT_EQ(line, "hello");
 }
 
 }  // namespace

@@ -239,7 +239,7 @@ class CompilerProcess {
     const double limit_s = std::max(opt_.timeout_s, item.kernel->timeout.value_or(0.0));
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(limit_s * 1000));
     std::string line;
-    const auto rd = read_unless_interrupted(line, deadline);
+    const auto rd = proc_->read_line_unless(line, deadline, [] { return interrupt_signal() != 0; });
     if (interrupt_signal()) {  // the run stops: this compile is not judged, and its worker goes
       end();
       r.status = Status::NOT_RUN;
@@ -266,15 +266,6 @@ class CompilerProcess {
     if (res.id != job.id) throw std::runtime_error("the compile worker answered another request");
     r.timings.compile_ms = res.ms;
     return res;
-  }
-
-  // The worker's answer by deadline, in steps that look for an interrupt between them.
-  Subprocess::Read read_unless_interrupted(std::string& line, Clock::time_point deadline) {
-    for (;;) {
-      const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
-      const Subprocess::Read rd = proc_->read_line(line, step);
-      if (rd != Subprocess::Read::timeout || Clock::now() >= deadline || interrupt_signal()) return rd;
-    }
   }
 
   // The verdict of item's entry from the answer for its file.
@@ -317,8 +308,16 @@ class CompilerProcess {
       proc_ = std::make_unique<Subprocess>(argv, kWorkerProtocolFd, hiprtc ? env : std::vector<std::string>{});
       add_running_worker(proc_->pid());  // a second signal ends its process group at once
       std::string line;
-      if (proc_->read_line(line, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds))) !=
-          Subprocess::Read::line) {
+      const auto hello_by = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds));
+      const auto rd = proc_->read_line_unless(line, hello_by, [] { return interrupt_signal() != 0; });
+      if (interrupt_signal()) {
+        end();
+        r.status = Status::NOT_RUN;
+        r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+        return false;
+      }
+      if (rd != Subprocess::Read::line) {
+        if (rd == Subprocess::Read::timeout) proc_->kill();  // silent past the deadline: never waited on alive
         const std::string why = proc_->wait().describe(), tail = proc_->output_tail(1000);
         throw std::runtime_error("the compile worker did not start" + under + " (" + why + ")" + (tail.empty() ? "" : ": " + tail));
       }

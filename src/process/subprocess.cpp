@@ -106,6 +106,17 @@ void Subprocess::drain(int timeout_ms) {
   }
 }
 
+Subprocess::Read Subprocess::read_line_unless(std::string& line, std::chrono::steady_clock::time_point deadline,
+                                              const std::function<bool()>& stop) {
+  using Clock = std::chrono::steady_clock;
+  for (;;) {
+    if (stop()) return Read::timeout;
+    const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+    const Read r = read_line(line, step);
+    if (r != Read::timeout || Clock::now() >= deadline) return r;
+  }
+}
+
 Subprocess::Read Subprocess::read_line(std::string& line, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     // Only the bytes not searched yet (a flood without a line end costs its length once and

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -34,6 +35,10 @@ class Subprocess {
   // Next protocol line (without '\n'), waiting until deadline; output is drained meanwhile.
   // Throws std::runtime_error when more than kMaxProtocolLine bytes come without a line end.
   Read read_line(std::string& line, std::chrono::steady_clock::time_point deadline);
+  // The same, looking every 100 ms at most whether to give up: stop() true ends the wait with
+  // Read::timeout before the deadline (a run interrupted, a memory limit crossed). Every parent
+  // of a worker waits for its answers this way.
+  Read read_line_unless(std::string& line, std::chrono::steady_clock::time_point deadline, const std::function<bool()>& stop);
   bool write_line(const std::string& line);
   void close_stdin();
 

@@ -19,19 +19,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Lets a thread notice stop() while its process compiles.
-constexpr auto kPollStep = std::chrono::milliseconds(100);
-
 // The next protocol line before deadline, or nothing (the process is then killed) when it ended,
 // took too long or the run stops.
 bool read_answer(Subprocess& proc, std::string& line, Clock::time_point deadline, const std::atomic<bool>& stopping) {
-  for (;;) {
-    if (stopping) return false;
-    const auto step = std::min(deadline, Clock::now() + kPollStep);
-    const Subprocess::Read rd = proc.read_line(line, step);
-    if (rd == Subprocess::Read::line) return true;
-    if (rd == Subprocess::Read::eof || Clock::now() >= deadline) return false;
-  }
+  return proc.read_line_unless(line, deadline, [&] { return stopping.load(); }) == Subprocess::Read::line;
 }
 
 std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt, const DeviceInfo& device, const std::atomic<bool>& stopping) {

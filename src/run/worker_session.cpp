@@ -34,21 +34,19 @@ Clock::time_point after(double seconds) {
 // *held set) when the worker's processes hold more than memory_limit bytes, looked at as often.
 Subprocess::Read read_or_stop(Subprocess& w, std::string& line, Clock::time_point deadline, bool* stopped, uint64_t memory_limit = 0,
                               uint64_t* held = nullptr) {
-  for (;;) {
+  return w.read_line_unless(line, deadline, [&] {
     if (interrupt_signal() != 0) {
       *stopped = true;
-      return Subprocess::Read::timeout;
+      return true;
     }
     if (memory_limit > 0 && held != nullptr) {
       if (const uint64_t bytes = tree_resident_bytes(w.pid()); bytes > memory_limit) {
         *held = bytes;
-        return Subprocess::Read::timeout;
+        return true;
       }
     }
-    const auto step = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
-    const auto r = w.read_line(line, step);
-    if (r != Subprocess::Read::timeout || Clock::now() >= deadline) return r;
-  }
+    return false;
+  });
 }
 
 std::string with_output(std::string text, const Subprocess& w) {
