@@ -243,7 +243,7 @@ class CompilerProcess {
     if (interrupt_signal()) {  // the run stops: this compile is not judged, and its worker goes
       end();
       r.status = Status::NOT_RUN;
-      r.message = "not finished: the run was interrupted by " + signal_label(interrupt_signal());
+      r.message = interrupted_message("not finished");
       return std::nullopt;
     }
     if (rd != Subprocess::Read::line) {
@@ -313,7 +313,7 @@ class CompilerProcess {
       if (interrupt_signal()) {
         end();
         r.status = Status::NOT_RUN;
-        r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+        r.message = interrupted_message("not started");
         return false;
       }
       if (rd != Subprocess::Read::line) {
@@ -378,7 +378,7 @@ std::vector<CaseResult> run_compile_only(const std::vector<const KernelSpec*>& k
       CaseResult r = blank_compile_result(item);
       if (interrupt_signal()) {
         r.status = Status::NOT_RUN;
-        r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+        r.message = interrupted_message("not started");
       } else if (!item.plan_error.empty()) {
         r.message = item.plan_error;
       } else if (!item.not_for_vendor.empty()) {

@@ -118,7 +118,7 @@ CaseResult not_started(const KernelSpec& k, const CaseSpec& c, const Settings& s
   const bool have_device = target.has_value();
   if (interrupt_signal()) {
     r = blank_result(k, c, Status::NOT_RUN);
-    r.message = "not started: the run was interrupted by " + signal_label(interrupt_signal());
+    r.message = interrupted_message("not started");
   } else if (have_device && !serves_vendor(k, target->vendor)) {
     r = blank_result(k, c, Status::SKIP);
     r.reason = reason_name(Reason::NOT_FOR_VENDOR), r.message = not_for_vendor_message(k, *target);

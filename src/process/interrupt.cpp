@@ -94,6 +94,10 @@ void remove_running_worker(pid_t pgid) {
 
 void request_interrupt(int sig) { g_signal = sig; }
 
+std::string interrupted_message(const std::string& what) {
+  return what + ": the run was interrupted by " + signal_label(interrupt_signal());
+}
+
 std::string signal_label(int sig) {
   if (sig == SIGINT) return "SIGINT";
   if (sig == SIGTERM) return "SIGTERM";

@@ -29,6 +29,10 @@ void remove_running_worker(pid_t pgid);
 // "SIGINT", "SIGTERM", or "signal N".
 std::string signal_label(int sig);
 
+// What a case the interrupt left without a verdict says: "not started: the run was interrupted by
+// SIGINT" for what = "not started".
+std::string interrupted_message(const std::string& what);
+
 // For tests: as if signal sig had been received (0 clears the request).
 void request_interrupt(int sig);
 
