@@ -308,8 +308,7 @@ class CompilerProcess {
       proc_ = std::make_unique<Subprocess>(argv, kWorkerProtocolFd, hiprtc ? env : std::vector<std::string>{});
       add_running_worker(proc_->pid());  // a second signal ends its process group at once
       std::string line;
-      const auto hello_by = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds));
-      const auto rd = proc_->read_line_unless(line, hello_by, [] { return interrupt_signal() != 0; });
+      const auto rd = proc_->read_line_unless(line, Clock::now() + kWorkerHello, [] { return interrupt_signal() != 0; });
       if (interrupt_signal()) {
         end();
         r.status = Status::NOT_RUN;

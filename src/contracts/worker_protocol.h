@@ -15,6 +15,7 @@
 // otherwise be misread.
 #pragma once
 
+#include <chrono>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -29,7 +30,8 @@ namespace hk {
 // stays free for a kernel's printf.
 constexpr int kWorkerProtocolFd = 3;
 // How long a parent waits for a worker's hello (a GPU context, a compiler's library to open).
-constexpr double kWorkerHelloSeconds = 120;
+constexpr std::chrono::seconds kWorkerHello{120};
+constexpr double kWorkerHelloSeconds = static_cast<double>(kWorkerHello.count());  // for the settings that take seconds
 
 // Bumped whenever a message of either worker changes shape or meaning.
 constexpr int kWorkerProtocolVersion = 4;  // 3: a case worker says which part of the case it runs; 4: "compile", "timing"

@@ -31,8 +31,7 @@ std::unique_ptr<Subprocess> start_compile_worker(const CompileAheadOptions& opt,
   if (!opt.project_root.empty()) argv.insert(argv.end(), {"--project-root", opt.project_root});
   auto proc = std::make_unique<Subprocess>(argv, kWorkerProtocolFd);
   std::string line;
-  const auto hello_by = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWorkerHelloSeconds));
-  if (!read_answer(*proc, line, hello_by, stopping)) return nullptr;
+  if (!read_answer(*proc, line, Clock::now() + kWorkerHello, stopping)) return nullptr;
   try {
     const WorkerHello hello = nlohmann::json::parse(line).get<WorkerHello>();
     if (!hello.ok || !hello_mismatch(hello, opt.exe).empty() || hello.compiler != device.runtime_version) return nullptr;
