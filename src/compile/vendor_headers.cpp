@@ -1,7 +1,8 @@
 #include "compile/vendor_headers.h"
-#include "platform/backend_table.h"
 
 #include <array>
+
+#include "platform/backend_table.h"
 
 namespace hk {
 

@@ -42,16 +42,25 @@ const std::vector<BackendRow>& backend_table() {
   return rows;
 }
 
-const BackendRow& backend_row(BackendId id) {
+namespace {
+
+// The first row that has it, or nullptr.
+template <class Has>
+const BackendRow* first_row(Has has) {
   for (const BackendRow& r : backend_table())
-    if (r.id == id) return r;
+    if (has(r)) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+const BackendRow& backend_row(BackendId id) {
+  if (const BackendRow* r = first_row([&](const BackendRow& r) { return r.id == id; })) return *r;
   throw std::logic_error("a backend id without a row");
 }
 
 const BackendRow* find_backend(const std::string& name) {
-  for (const BackendRow& r : backend_table())
-    if (name == r.name) return &r;
-  return nullptr;
+  return first_row([&](const BackendRow& r) { return name == r.name; });
 }
 
 const BackendRow& backend_row(const std::string& name) {
@@ -60,26 +69,19 @@ const BackendRow& backend_row(const std::string& name) {
 }
 
 const BackendRow* backend_for_arch(const std::string& arch) {
-  for (const BackendRow& r : backend_table())
-    if (*r.arch_prefix && arch.rfind(r.arch_prefix, 0) == 0) return &r;
-  return nullptr;
+  return first_row([&](const BackendRow& r) { return *r.arch_prefix && arch.rfind(r.arch_prefix, 0) == 0; });
 }
 
 const BackendRow* backend_for_source_vendor(const std::string& vendor) {
-  for (const BackendRow& r : backend_table())
-    if (*r.source_vendor && vendor == r.source_vendor) return &r;
-  return nullptr;
+  return first_row([&](const BackendRow& r) { return *r.source_vendor && vendor == r.source_vendor; });
 }
 
 const BackendRow* backend_for_compiler(const std::string& compiler) {
-  for (const BackendRow& r : backend_table())
-    if (compiler == r.compiler) return &r;
-  return nullptr;
+  return first_row([&](const BackendRow& r) { return compiler == r.compiler; });
 }
 
 const BackendRow& host_backend() {
-  for (const BackendRow& r : backend_table())
-    if (r.cpu) return r;
+  if (const BackendRow* r = first_row([](const BackendRow& r) { return r.cpu; })) return *r;
   throw std::logic_error("no backend runs on the CPU");
 }
 
