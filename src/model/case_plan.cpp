@@ -1,11 +1,7 @@
 #include "model/case_plan.h"
 
-#include "platform/backend.h"
-
-#include <cmath>
-
-#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "model/expr.h"

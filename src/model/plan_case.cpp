@@ -1,15 +1,12 @@
 #include "model/plan_case.h"
 
-#include "platform/backend.h"
-
-#include <cmath>
-
 #include <algorithm>
-#include <cctype>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "model/check_rule.h"
 #include "model/expr.h"
+#include "platform/backend.h"  // kMaxArgumentAlign
 
 namespace hk {
 
